@@ -1,0 +1,84 @@
+package dev.skewer.core.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts embedded Hazelcast members with Skewer's settings: TCP-IP join over the listed members
+ * (multicast and auto-detection off) or Kubernetes DNS discovery; no phone-home; SLF4J logging;
+ * a 1 s heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds,
+ * not the default minute); member attributes {@value #ROLE_ATTRIBUTE} and
+ * {@value #NAME_ATTRIBUTE}. Blocking: call it off the event loop.
+ */
+public final class HazelcastMembers {
+
+  /** Member attribute with the role: {@code node} or {@code coordinator}. */
+  public static final String ROLE_ATTRIBUTE = "skewer.role";
+  /** Member attribute with the member name, e.g. {@code node-1}. */
+  public static final String NAME_ATTRIBUTE = "skewer.name";
+
+  private static final Logger LOG = LoggerFactory.getLogger(HazelcastMembers.class);
+
+  private HazelcastMembers() {}
+
+  /** The configuration {@link #start} uses (exposed so it can be inspected and tested). */
+  public static Config config(ClusterSettings settings, String memberName, String role) {
+    if (memberName == null || memberName.isBlank()) {
+      throw new IllegalArgumentException("memberName must be non-blank, was " + memberName);
+    }
+    if (role == null || role.isBlank()) {
+      throw new IllegalArgumentException("role must be non-blank, was " + role);
+    }
+    Config config = new Config();
+    config.setClusterName(settings.clusterName());
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.setProperty("hazelcast.logging.type", "slf4j");
+    config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+    config.setProperty("hazelcast.max.no.heartbeat.seconds", "5");
+    config.setProperty("hazelcast.wait.seconds.before.join", "1");
+    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    config.getMemberAttributeConfig().setAttribute(ROLE_ATTRIBUTE, role);
+    config.getMemberAttributeConfig().setAttribute(NAME_ATTRIBUTE, memberName);
+
+    NetworkConfig network = config.getNetworkConfig();
+    network.setPort(settings.port()).setPortAutoIncrement(false);
+    JoinConfig join = network.getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    if (settings.kubernetes()) {
+      join.getTcpIpConfig().setEnabled(false);
+      join.getKubernetesConfig()
+          .setEnabled(true)
+          .setProperty("service-dns", settings.kubernetesServiceDns());
+    } else {
+      network.getInterfaces().setEnabled(true).addInterface(settings.host());
+      join.getTcpIpConfig().setEnabled(true);
+      for (String member : settings.members()) {
+        join.getTcpIpConfig().addMember(member);
+      }
+    }
+    return config;
+  }
+
+  /**
+   * Starts an embedded member named {@code memberName} with role {@code role}; blocks until it
+   * has joined (or formed) its cluster.
+   */
+  public static HazelcastInstance start(ClusterSettings settings, String memberName, String role) {
+    Config config = config(settings, memberName, role);
+    LOG.info(
+        "Starting Hazelcast member name=[{}] role=[{}] cluster=[{}] address=[{}:{}] discovery=[{}]",
+        memberName,
+        role,
+        settings.clusterName(),
+        settings.host(),
+        settings.port(),
+        settings.kubernetes() ? "kubernetes:" + settings.kubernetesServiceDns() : settings.members());
+    return Hazelcast.newHazelcastInstance(config);
+  }
+}

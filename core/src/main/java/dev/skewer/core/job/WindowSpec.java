@@ -1,0 +1,32 @@
+package dev.skewer.core.job;
+
+import java.time.Duration;
+
+/**
+ * The windows results are computed over. Tumbling windows run today; hopping and session
+ * windows parse (so a job file can say what it wants) but {@link #supportedByRuntime()} is
+ * false for them until the node and coordinator implement them.
+ */
+public sealed interface WindowSpec permits TumblingWindow, HoppingWindow, SessionWindow {
+
+  /** The {@code type} written in the job file: {@code tumbling}, {@code hopping}, {@code session}. */
+  String type();
+
+  /** Whether the node and coordinator can run this kind of window yet. */
+  boolean supportedByRuntime();
+
+  /** Fixed-size, non-overlapping, epoch-aligned windows. */
+  static WindowSpec tumbling(Duration size) {
+    return new TumblingWindow(size);
+  }
+
+  /** Windows of {@code size} starting every {@code hop}. */
+  static WindowSpec hopping(Duration size, Duration hop) {
+    return new HoppingWindow(size, hop);
+  }
+
+  /** Per-key sessions closed by {@code gap} of inactivity. */
+  static WindowSpec session(Duration gap) {
+    return new SessionWindow(gap);
+  }
+}
