@@ -1,0 +1,231 @@
+package dev.skewer.loadgen.produce;
+
+import dev.skewer.loadgen.partition.EventPartitioner;
+import dev.skewer.loadgen.reference.ExactReference;
+import dev.skewer.loadgen.workload.GeneratedEvent;
+import dev.skewer.loadgen.workload.Workload;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends a {@link Workload} to a topic with a plain idempotent {@link KafkaProducer}, each record
+ * to the partition {@link EventPartitioner} computes for its key, at a target rate.
+ *
+ * <p>{@link #run} blocks until the workload ends or {@link #stop} is called, then flushes and
+ * returns a {@link LoadSummary}; run it on its own thread. Each sent event is fed, in send order,
+ * to the optional {@link ExactReference} on the sending thread. Progress is reported on the
+ * sending thread at most once per second and once at the end.
+ *
+ * <p>The record timestamp is the event time for NORMAL and LATE events and the wall clock for
+ * MALFORMED and FUTURE ones (a broker rejects timestamps more than an hour ahead by default).
+ *
+ * <p>One {@code run} at a time; {@link #stop} may be called from any thread.
+ *
+ * <p>Implementation note: pacing schedules event {@code i} at {@code start + i / rate} and parks
+ * when ahead; when more than a second behind it forgets the debt rather than bursting.
+ */
+public final class LoadProducer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LoadProducer.class);
+  public static final long DEFAULT_LINGER_MS = 5;
+  public static final int DEFAULT_BATCH_BYTES = 128 * 1024;
+  private static final long REPORT_INTERVAL_NS = 1_000_000_000L;
+  private static final long MAX_DEBT_NS = 1_000_000_000L;
+
+  private final String topic;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final int partitions;
+  private final double ratePerSecond;
+  private final ExactReference reference;
+  private final Consumer<Progress> progress;
+  private volatile boolean stopped;
+
+  private LoadProducer(Builder b) {
+    this.topic = b.topic;
+    this.ratePerSecond = b.ratePerSecond;
+    this.reference = b.reference;
+    this.progress = b.progress;
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap);
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    config.put(ProducerConfig.LINGER_MS_CONFIG, DEFAULT_LINGER_MS);
+    config.put(ProducerConfig.BATCH_SIZE_CONFIG, DEFAULT_BATCH_BYTES);
+    config.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
+    config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1024 * 1024);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen");
+    config.putAll(b.overrides);
+    this.producer = new KafkaProducer<>(config);
+    this.partitions = producer.partitionsFor(topic).size();
+    if (reference != null && reference.partitions() != partitions) {
+      producer.close(Duration.ZERO);
+      throw new IllegalArgumentException(
+          "reference simulates " + reference.partitions() + " partitions but topic " + topic
+              + " has " + partitions);
+    }
+  }
+
+  /** A builder for a producer sending to {@code topic} on {@code bootstrap}. */
+  public static Builder builder(String bootstrap, String topic) {
+    return new Builder(bootstrap, topic);
+  }
+
+  /** The topic's partition count, looked up once at construction. */
+  public int partitions() {
+    return partitions;
+  }
+
+  /** Sends {@code workload} until it ends or {@link #stop} is called; flushes; summarises. */
+  public LoadSummary run(Workload workload) {
+    stopped = false;
+    long[] byKind = new long[4];
+    AtomicLong failed = new AtomicLong();
+    AtomicReference<Exception> firstError = new AtomicReference<>();
+    long startNs = System.nanoTime();
+    long scheduleStartNs = startNs;
+    long scheduled = 0;
+    long sent = 0;
+    long lastReportNs = startNs;
+    long lastReportSent = 0;
+    double nsPerEvent = ratePerSecond > 0 ? 1e9 / ratePerSecond : 0;
+    while (!stopped && workload.hasNext()) {
+      if (nsPerEvent > 0) {
+        long dueNs = scheduleStartNs + (long) (scheduled * nsPerEvent);
+        long now = System.nanoTime();
+        if (dueNs - now > 0) {
+          LockSupport.parkNanos(dueNs - now);
+          if (Thread.currentThread().isInterrupted()) {
+            break;
+          }
+        } else if (now - dueNs > MAX_DEBT_NS) {
+          scheduleStartNs = now;
+          scheduled = 0;
+        }
+        scheduled++;
+      }
+      GeneratedEvent event = workload.next();
+      byte[] key = event.recordKey() == null
+          ? null : event.recordKey().getBytes(StandardCharsets.UTF_8);
+      int partition = EventPartitioner.partition(
+          event.recordKey() == null ? "" : event.recordKey(), partitions);
+      long timestamp = event.wellFormed() ? event.eventTimeMs() : System.currentTimeMillis();
+      producer.send(
+          new ProducerRecord<>(topic, partition, timestamp, key, event.json()),
+          (metadata, exception) -> {
+            if (exception != null) {
+              failed.incrementAndGet();
+              if (firstError.compareAndSet(null, exception)) {
+                LOG.warn("send to topic=[{}] partition=[{}] failed: {}", topic, partition,
+                    exception.toString());
+              }
+            }
+          });
+      if (reference != null) {
+        reference.accept(event);
+      }
+      byKind[event.kind().ordinal()]++;
+      sent++;
+      if (progress != null && (sent & 255) == 0) {
+        long now = System.nanoTime();
+        if (now - lastReportNs >= REPORT_INTERVAL_NS) {
+          progress.accept(new Progress(sent, Duration.ofNanos(now - startNs),
+              (sent - lastReportSent) * 1e9 / (now - lastReportNs)));
+          lastReportNs = now;
+          lastReportSent = sent;
+        }
+      }
+    }
+    producer.flush();
+    long elapsedNs = Math.max(1, System.nanoTime() - startNs);
+    if (progress != null) {
+      progress.accept(new Progress(sent, Duration.ofNanos(elapsedNs), sent * 1e9 / elapsedNs));
+    }
+    if (failed.get() > 0) {
+      LOG.warn("{} of {} records to topic=[{}] were not acknowledged; first: {}", failed.get(),
+          sent, topic, String.valueOf(firstError.get()));
+    }
+    return new LoadSummary(sent, byKind[0], byKind[1], byKind[2], byKind[3], failed.get(),
+        Duration.ofNanos(elapsedNs), sent * 1e9 / elapsedNs);
+  }
+
+  /** Asks a running {@link #run} to stop after the current event; it then flushes and returns. */
+  public void stop() {
+    stopped = true;
+  }
+
+  /** Closes the Kafka producer (waits up to 30 s for in-flight sends). */
+  @Override
+  public void close() {
+    stopped = true;
+    producer.close(Duration.ofSeconds(30));
+  }
+
+  /** Configuration of a {@link LoadProducer}. */
+  public static final class Builder {
+    private final String bootstrap;
+    private final String topic;
+    private double ratePerSecond;
+    private ExactReference reference;
+    private Consumer<Progress> progress;
+    private final Map<String, Object> overrides = new HashMap<>();
+
+    private Builder(String bootstrap, String topic) {
+      if (bootstrap == null || bootstrap.isBlank()) {
+        throw new IllegalArgumentException("bootstrap must not be blank: '" + bootstrap + "'");
+      }
+      if (topic == null || topic.isBlank()) {
+        throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
+      }
+      this.bootstrap = bootstrap;
+      this.topic = topic;
+    }
+
+    /** Target events per second; 0 (the default) sends as fast as possible. */
+    public Builder rate(double eventsPerSecond) {
+      if (!(eventsPerSecond >= 0) || Double.isInfinite(eventsPerSecond)) {
+        throw new IllegalArgumentException(
+            "eventsPerSecond must be finite and >= 0: " + eventsPerSecond);
+      }
+      this.ratePerSecond = eventsPerSecond;
+      return this;
+    }
+
+    /** Feeds every sent event, in send order, to {@code reference}. */
+    public Builder reference(ExactReference reference) {
+      this.reference = reference;
+      return this;
+    }
+
+    /** Called on the sending thread at most once per second, and once at the end. */
+    public Builder progress(Consumer<Progress> progress) {
+      this.progress = progress;
+      return this;
+    }
+
+    /** Overrides or adds a Kafka producer setting. */
+    public Builder producerConfig(String name, Object value) {
+      overrides.put(name, value);
+      return this;
+    }
+
+    /** Connects (looks up the topic's partitions; fails if the topic does not exist). */
+    public LoadProducer build() {
+      return new LoadProducer(this);
+    }
+  }
+}
