@@ -1,14 +1,147 @@
 package dev.skewer.core.wire;
 
-/** Encodes and decodes {@link PartialsMessage}s. (API first; body follows.) */
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes and decodes {@link PartialsMessage}s in the layout of the package documentation.
+ * Thread-safe (stateless). {@link #decode} throws {@link WireFormatException} and nothing else
+ * for any input, and allocates no more than the input's length warrants.
+ */
 public final class WireCodec {
+
+  /** The format version written in byte 0. */
+  public static final byte FORMAT_VERSION = 1;
+  /** Type tag of {@link Partial}. */
+  public static final byte TAG_PARTIAL = 1;
+  /** Type tag of {@link Watermark}. */
+  public static final byte TAG_WATERMARK = 2;
+  /** The longest key, in UTF-8 bytes. */
+  public static final int MAX_KEY_BYTES = 65_536;
+
+  private static final int PARTIAL_FIXED_BYTES = 46;
+  private static final int WATERMARK_BYTES = 23;
+
   private WireCodec() {}
 
+  /**
+   * Encodes {@code message}. Throws {@link IllegalArgumentException} when a Partial's key is
+   * longer than {@link #MAX_KEY_BYTES} in UTF-8. Keys should be well-formed UTF-16 (the event
+   * decoder guarantees it); a lone surrogate would be encoded as {@code ?}.
+   */
   public static byte[] encode(PartialsMessage message) {
-    throw new UnsupportedOperationException("not yet");
+    if (message instanceof Partial) {
+      Partial p = (Partial) message;
+      byte[] key = p.key().getBytes(StandardCharsets.UTF_8);
+      if (key.length > MAX_KEY_BYTES) {
+        throw new IllegalArgumentException(
+            "key must be at most " + MAX_KEY_BYTES + " UTF-8 bytes, was " + key.length);
+      }
+      ByteBuffer b = ByteBuffer.allocate(PARTIAL_FIXED_BYTES + key.length + p.aggregate().length);
+      b.put(FORMAT_VERSION).put(TAG_PARTIAL);
+      b.putInt(p.sourcePartition()).putLong(p.epoch()).putLong(p.version());
+      b.putLong(p.windowStartMs()).putLong(p.windowEndMs());
+      b.putInt(key.length).put(key);
+      b.putInt(p.aggregate().length).put(p.aggregate());
+      return b.array();
+    }
+    Watermark w = (Watermark) message;
+    ByteBuffer b = ByteBuffer.allocate(WATERMARK_BYTES);
+    b.put(FORMAT_VERSION).put(TAG_WATERMARK);
+    b.putInt(w.sourcePartition()).putLong(w.epoch()).putLong(w.watermarkMs());
+    b.put((byte) (w.idle() ? 1 : 0));
+    return b.array();
   }
 
+  /** Decodes {@code bytes}; any malformed input throws {@link WireFormatException}. */
   public static PartialsMessage decode(byte[] bytes) {
-    throw new UnsupportedOperationException("not yet");
+    if (bytes == null) {
+      throw new WireFormatException("null input");
+    }
+    if (bytes.length < 2) {
+      throw new WireFormatException("truncated header: " + bytes.length + " bytes, need 2");
+    }
+    if (bytes[0] != FORMAT_VERSION) {
+      throw new WireFormatException(
+          "unsupported format version " + bytes[0] + " (this reader knows " + FORMAT_VERSION + ")");
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes, 2, bytes.length - 2);
+    try {
+      switch (bytes[1]) {
+        case TAG_PARTIAL:
+          return decodePartial(b);
+        case TAG_WATERMARK:
+          return decodeWatermark(b);
+        default:
+          throw new WireFormatException("unknown type tag " + bytes[1]);
+      }
+    } catch (BufferUnderflowException e) {
+      throw new WireFormatException("truncated message (" + bytes.length + " bytes)", e);
+    } catch (IllegalArgumentException e) {
+      throw new WireFormatException("invalid field: " + e.getMessage(), e);
+    }
+  }
+
+  private static Partial decodePartial(ByteBuffer b) {
+    int sourcePartition = b.getInt();
+    long epoch = b.getLong();
+    long version = b.getLong();
+    long windowStartMs = b.getLong();
+    long windowEndMs = b.getLong();
+    int keyLength = b.getInt();
+    if (keyLength < 1 || keyLength > MAX_KEY_BYTES) {
+      throw new WireFormatException("key length must be in [1, " + MAX_KEY_BYTES + "], was " + keyLength);
+    }
+    if (keyLength > b.remaining()) {
+      throw new WireFormatException(
+          "key length " + keyLength + " exceeds the " + b.remaining() + " bytes remaining");
+    }
+    String key = utf8(b, keyLength);
+    int aggregateLength = b.getInt();
+    if (aggregateLength < 0 || aggregateLength != b.remaining()) {
+      throw new WireFormatException(
+          "aggregate length " + aggregateLength + " does not match the " + b.remaining()
+              + " bytes remaining");
+    }
+    byte[] aggregate = new byte[aggregateLength];
+    b.get(aggregate);
+    return new Partial(sourcePartition, epoch, version, key, windowStartMs, windowEndMs, aggregate);
+  }
+
+  private static Watermark decodeWatermark(ByteBuffer b) {
+    if (b.remaining() != WATERMARK_BYTES - 2) {
+      throw new WireFormatException(
+          "a watermark is " + WATERMARK_BYTES + " bytes, was " + (b.remaining() + 2));
+    }
+    int sourcePartition = b.getInt();
+    long epoch = b.getLong();
+    long watermarkMs = b.getLong();
+    byte flags = b.get();
+    if ((flags & ~1) != 0) {
+      throw new WireFormatException("unknown watermark flags " + flags);
+    }
+    return new Watermark(sourcePartition, epoch, watermarkMs, flags == 1);
+  }
+
+  private static String utf8(ByteBuffer b, int length) {
+    ByteBuffer slice = b.slice();
+    slice.limit(length);
+    b.position(b.position() + length);
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    try {
+      CharBuffer chars = decoder.decode(slice);
+      return chars.toString();
+    } catch (CharacterCodingException e) {
+      throw new WireFormatException("key is not valid UTF-8", e);
+    }
   }
 }

@@ -1,0 +1,162 @@
+package dev.skewer.core.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HexFormat;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.constraints.StringLength;
+import org.junit.jupiter.api.Test;
+
+class WireCodecTest {
+
+  private static final Partial PARTIAL =
+      new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3});
+  private static final Watermark WATERMARK = new Watermark(3, 7, 1_699_999_998_000L, true);
+
+  // golden encodings: a change here is a format change and must bump FORMAT_VERSION
+  private static final String PARTIAL_HEX =
+      "0101" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
+          + "0000018bcfe58f10" + "00000004" + "61643432" + "00000003" + "010203";
+  private static final String WATERMARK_HEX =
+      "0102" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
+
+  @Test
+  void shouldMatchTheGoldenEncodings() {
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(PARTIAL))).isEqualTo(PARTIAL_HEX);
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(WATERMARK))).isEqualTo(WATERMARK_HEX);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(PARTIAL_HEX))).isEqualTo(PARTIAL);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(WATERMARK_HEX))).isEqualTo(WATERMARK);
+  }
+
+  @Property(tries = 300)
+  void shouldRoundTripPartials(
+      @ForAll @IntRange(min = 0) int source,
+      @ForAll @LongRange(min = 0) long epoch,
+      @ForAll @LongRange(min = 0) long version,
+      @ForAll @StringLength(min = 1, max = 40) String key,
+      @ForAll @LongRange(min = -1_000_000_000_000_000L, max = 1_000_000_000_000_000L) long start,
+      @ForAll @LongRange(min = 1, max = 86_400_000) long size,
+      @ForAll @Size(max = 64) byte[] aggregate) {
+    net.jqwik.api.Assume.that(wellFormed(key));
+    Partial p = new Partial(source, epoch, version, key, start, start + size, aggregate);
+    assertThat(WireCodec.decode(WireCodec.encode(p))).isEqualTo(p);
+  }
+
+  @Property(tries = 200)
+  void shouldRoundTripWatermarks(
+      @ForAll @IntRange(min = 0) int source,
+      @ForAll @LongRange(min = 0) long epoch,
+      @ForAll long watermarkMs,
+      @ForAll boolean idle) {
+    Watermark w = new Watermark(source, epoch, watermarkMs, idle);
+    assertThat(WireCodec.decode(WireCodec.encode(w))).isEqualTo(w);
+  }
+
+  @Test
+  void shouldRoundTripUnicodeKeysAndEmptyAggregates() {
+    Partial p = new Partial(0, 0, 0, "café ☃ \uD83D\uDE00", -20_000, -10_000, new byte[0]);
+    assertThat(WireCodec.decode(WireCodec.encode(p))).isEqualTo(p);
+  }
+
+  @Test
+  void shouldThrowOnlyWireFormatExceptionWhenEncodingsAreMutated() {
+    byte[][] seeds = {WireCodec.encode(PARTIAL), WireCodec.encode(WATERMARK)};
+    Random random = new Random(7);
+    int decoded = 0;
+    for (int i = 0; i < 20_000; i++) {
+      byte[] b = seeds[i % 2].clone();
+      switch (random.nextInt(4)) {
+        case 0:
+          b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+          break;
+        case 1:
+          b = java.util.Arrays.copyOf(b, random.nextInt(b.length));
+          break;
+        case 2:
+          b = java.util.Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
+          break;
+        default:
+          for (int k = 0; k < 4; k++) {
+            b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+          }
+      }
+      try {
+        assertThat(WireCodec.decode(b)).isNotNull();
+        decoded++;
+      } catch (WireFormatException expected) {
+        assertThat(expected).hasMessageNotContaining("null");
+      }
+    }
+    assertThat(decoded).isPositive();
+  }
+
+  @Test
+  void shouldRejectMalformedInputWithAClearMessage() {
+    assertThatThrownBy(() -> WireCodec.decode(null)).isInstanceOf(WireFormatException.class);
+    assertThatThrownBy(() -> WireCodec.decode(new byte[] {1}))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("truncated header");
+    assertThatThrownBy(() -> WireCodec.decode(new byte[] {9, 1}))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("unsupported format version 9");
+    assertThatThrownBy(() -> WireCodec.decode(new byte[] {1, 5}))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("unknown type tag 5");
+    byte[] hugeKey = HexFormat.of().parseHex(PARTIAL_HEX);
+    hugeKey[38] = 0x7f;
+    assertThatThrownBy(() -> WireCodec.decode(hugeKey))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("key length");
+    byte[] longAggregate = HexFormat.of().parseHex(PARTIAL_HEX);
+    longAggregate[49] = 0x7f;
+    assertThatThrownBy(() -> WireCodec.decode(longAggregate))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("aggregate length");
+    byte[] badUtf8 = HexFormat.of().parseHex(PARTIAL_HEX);
+    badUtf8[42] = (byte) 0xC3;
+    badUtf8[43] = 0x28;
+    assertThatThrownBy(() -> WireCodec.decode(badUtf8))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("UTF-8");
+    byte[] badWindow = HexFormat.of().parseHex(PARTIAL_HEX);
+    badWindow[30] = (byte) 0x80; // windowEndMs negative, before windowStartMs
+    assertThatThrownBy(() -> WireCodec.decode(badWindow))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("windowEndMs");
+    byte[] badFlags = HexFormat.of().parseHex(WATERMARK_HEX);
+    badFlags[22] = 2;
+    assertThatThrownBy(() -> WireCodec.decode(badFlags))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("flags");
+  }
+
+  @Test
+  void shouldCompareByContentAndValidateFields() {
+    Partial copy = new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3});
+    assertThat(copy).isEqualTo(PARTIAL).hasSameHashCodeAs(PARTIAL);
+    assertThat(copy.toString()).contains("ad42", "3 bytes");
+    assertThat(new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1}))
+        .isNotEqualTo(PARTIAL);
+    assertThatThrownBy(() -> new Partial(-1, 0, 0, "k", 0, 1, new byte[0])).hasMessage("sourcePartition must be >= 0, was -1");
+    assertThatThrownBy(() -> new Partial(0, -1, 0, "k", 0, 1, new byte[0])).hasMessage("epoch must be >= 0, was -1");
+    assertThatThrownBy(() -> new Partial(0, 0, -1, "k", 0, 1, new byte[0])).hasMessage("version must be >= 0, was -1");
+    assertThatThrownBy(() -> new Partial(0, 0, 0, "", 0, 1, new byte[0])).hasMessage("key must be non-empty, was ''");
+    assertThatThrownBy(() -> new Partial(0, 0, 0, "k", 5, 5, new byte[0])).hasMessage("windowEndMs must be > windowStartMs (5), was 5");
+    assertThatThrownBy(() -> new Watermark(-2, 0, 0, false)).hasMessage("sourcePartition must be >= 0, was -2");
+    assertThatThrownBy(() -> WireCodec.encode(new Partial(0, 0, 0, "k".repeat(70_000), 0, 1, new byte[0])))
+        .hasMessageContaining("key must be at most 65536 UTF-8 bytes, was 70000");
+  }
+
+  private static boolean wellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
