@@ -1,0 +1,98 @@
+package dev.skewer.coordinator;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.coordinator.http.ApiVerticle;
+import dev.skewer.coordinator.stream.MergeVerticle;
+import dev.skewer.coordinator.topk.HazelcastTopKStore;
+import dev.skewer.coordinator.topk.InMemoryTopKStore;
+import dev.skewer.coordinator.topk.TopKStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.time.Clock;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed.
+ * With a Hazelcast member the top-K index is shared by every coordinator of the cluster;
+ * without one it is local.
+ */
+public final class CoordinatorRuntime implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorRuntime.class);
+  private static final long TOP_K_TTL_SECONDS = 3600;
+
+  private final Vertx vertx;
+  private final MergeVerticle merge;
+  private final ApiVerticle api;
+  private final CoordinatorSettings settings;
+
+  private CoordinatorRuntime(
+      Vertx vertx, MergeVerticle merge, ApiVerticle api, CoordinatorSettings settings) {
+    this.vertx = vertx;
+    this.merge = merge;
+    this.api = api;
+    this.settings = settings;
+  }
+
+  /** Starts a coordinator and waits until it has subscribed and its HTTP port is bound. */
+  public static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock)
+      throws Exception {
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
+    TopKStore store =
+        hazelcast != null
+            ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
+            : new InMemoryTopKStore(settings.topKWindows());
+    MergeVerticle merge = new MergeVerticle(settings, registry, clock, store);
+    ApiVerticle api =
+        new ApiVerticle(
+            settings.httpPort(),
+            store,
+            settings.job().topics().partialsPartitions(),
+            hazelcast,
+            registry,
+            merge::ready);
+    try {
+      vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
+      vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      vertx.close().await(10, TimeUnit.SECONDS);
+      throw e;
+    }
+    LOG.info(
+        "coordinator={} started, HTTP API on port {}", settings.coordinatorId(), api.actualPort());
+    return new CoordinatorRuntime(vertx, merge, api, settings);
+  }
+
+  public int httpPort() {
+    return api.actualPort();
+  }
+
+  public Set<Integer> ownedPartitions() {
+    return merge.ownedPartitions();
+  }
+
+  public long resultsWritten() {
+    return merge.resultsWritten();
+  }
+
+  public long sendFailures() {
+    return merge.sendFailures();
+  }
+
+  @Override
+  public void close() {
+    try {
+      vertx.close().await(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("coordinator={} did not close cleanly", settings.coordinatorId(), e);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package dev.skewer.coordinator;
+
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.kafka.KafkaSettings;
+import java.util.Objects;
+
+/**
+ * Settings of one coordinator process.
+ *
+ * @param coordinatorId a name for logs and metric tags
+ * @param job the job every process reads
+ * @param kafka bootstrap servers and client properties
+ * @param groupId the consumer group of all coordinators
+ * @param httpPort the HTTP API port (0 = any free port)
+ * @param maxPendingRecords produced records awaiting acknowledgement above which polling pauses
+ * @param topKWindows how many recent windows the top-K index keeps per partition
+ */
+public record CoordinatorSettings(
+    String coordinatorId,
+    JobSpec job,
+    KafkaSettings kafka,
+    String groupId,
+    int httpPort,
+    int maxPendingRecords,
+    int topKWindows) {
+
+  public static final String DEFAULT_GROUP_ID = "skewer-coordinators";
+  public static final int DEFAULT_HTTP_PORT = 8080;
+  public static final int DEFAULT_MAX_PENDING_RECORDS = 100_000;
+  public static final int DEFAULT_TOP_K_WINDOWS = 360;
+
+  public CoordinatorSettings {
+    Objects.requireNonNull(coordinatorId, "coordinatorId");
+    Objects.requireNonNull(job, "job");
+    Objects.requireNonNull(kafka, "kafka");
+    groupId = groupId == null ? DEFAULT_GROUP_ID : groupId;
+    if (httpPort < 0 || httpPort > 65535) {
+      throw new IllegalArgumentException("httpPort must be in [0, 65535], was " + httpPort);
+    }
+    if (maxPendingRecords < 1) {
+      throw new IllegalArgumentException("maxPendingRecords must be >= 1, was " + maxPendingRecords);
+    }
+    if (topKWindows < 1) {
+      throw new IllegalArgumentException("topKWindows must be >= 1, was " + topKWindows);
+    }
+  }
+
+  public static CoordinatorSettings of(
+      String coordinatorId, JobSpec job, KafkaSettings kafka, int httpPort) {
+    return new CoordinatorSettings(
+        coordinatorId,
+        job,
+        kafka,
+        DEFAULT_GROUP_ID,
+        httpPort,
+        DEFAULT_MAX_PENDING_RECORDS,
+        DEFAULT_TOP_K_WINDOWS);
+  }
+}

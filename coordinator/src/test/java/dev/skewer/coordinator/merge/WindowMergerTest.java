@@ -1,0 +1,129 @@
+package dev.skewer.coordinator.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skewer.core.wire.Partial;
+import dev.skewer.core.wire.Watermark;
+import dev.skewer.sketches.Aggregate;
+import dev.skewer.sketches.AggregateCodec;
+import dev.skewer.sketches.SketchSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WindowMergerTest {
+
+  private static final SketchSpec SPEC = SketchSpec.countsOnly(1).withQuantiles(100);
+
+  private static byte[] aggregate(double... values) {
+    Aggregate a = Aggregate.empty(SPEC);
+    for (double v : values) {
+      a.update(new double[] {v}, null, null, v);
+    }
+    return AggregateCodec.encode(a);
+  }
+
+  private static Partial partial(int source, long epoch, long version, String key, double... values) {
+    return new Partial(source, epoch, version, key, 0, 10_000, aggregate(values));
+  }
+
+  private static List<FinalResult> advance(WindowMerger m) {
+    List<FinalResult> out = new ArrayList<>();
+    m.advance(out::add);
+    return out;
+  }
+
+  @Test
+  void shouldEmitExactlyOneFinalResultWhenGlobalWatermarkPassesWindowEnd() {
+    WindowMerger m = new WindowMerger(2, 0, SPEC);
+    m.accept(partial(0, 1, 1, "k", 1, 2));
+    m.accept(partial(1, 1, 1, "k", 3));
+    m.accept(new Watermark(0, 1, 10_000, false));
+    assertThat(advance(m)).as("source 1 has not reported").isEmpty();
+    m.accept(new Watermark(1, 1, 9_999, false));
+    assertThat(advance(m)).isEmpty();
+    m.accept(new Watermark(1, 1, 10_000, false));
+    List<FinalResult> out = advance(m);
+    assertThat(out).singleElement().satisfies(r -> {
+      assertThat(r.key()).isEqualTo("k");
+      assertThat(r.revision()).isZero();
+      assertThat(r.aggregate().count()).isEqualTo(3);
+      assertThat(r.aggregate().sum(0)).isEqualTo(6.0);
+    });
+    m.accept(new Watermark(0, 1, 20_000, false));
+    m.accept(new Watermark(1, 1, 20_000, false));
+    assertThat(advance(m)).as("exactly once").isEmpty();
+    assertThat(m.openWindows()).isZero();
+  }
+
+  @Test
+  void shouldReplaceNotAddWhenPartialIsReplayed() {
+    WindowMerger m = new WindowMerger(1, 0, SPEC);
+    m.accept(partial(0, 1, 1, "k", 5));
+    m.accept(partial(0, 1, 1, "k", 5));
+    m.accept(new Watermark(0, 1, 10_000, false));
+    assertThat(advance(m)).singleElement().satisfies(r -> assertThat(r.aggregate().count()).isEqualTo(1));
+  }
+
+  @Test
+  void shouldEmitRevisionWhenChangedPartialArrivesWithinLateness() {
+    WindowMerger m = new WindowMerger(1, 5_000, SPEC);
+    m.accept(partial(0, 1, 1, "k", 5));
+    m.accept(new Watermark(0, 1, 10_000, false));
+    assertThat(advance(m)).singleElement().extracting(FinalResult::revision).isEqualTo(0);
+    m.accept(partial(0, 1, 2, "k", 5, 6));
+    m.accept(new Watermark(0, 1, 11_000, false));
+    assertThat(advance(m)).singleElement().satisfies(r -> {
+      assertThat(r.revision()).isEqualTo(1);
+      assertThat(r.aggregate().count()).isEqualTo(2);
+    });
+    m.accept(partial(0, 1, 2, "k", 5, 6)); // same content again: no revision
+    m.accept(new Watermark(0, 1, 12_000, false));
+    assertThat(advance(m)).isEmpty();
+    m.accept(new Watermark(0, 1, 15_000, false));
+    advance(m);
+    m.accept(partial(0, 1, 3, "k", 5, 6, 7));
+    assertThat(m.latePartials()).as("after lateness the window is gone").isEqualTo(1);
+  }
+
+  @Test
+  void shouldRefusePartialsFromOlderEpochOrVersion() {
+    WindowMerger m = new WindowMerger(1, 0, SPEC);
+    m.accept(partial(0, 2, 1, "k", 5));
+    m.accept(partial(0, 1, 9, "k", 5, 5, 5)); // zombie of an older epoch
+    m.accept(new Watermark(0, 2, 10_000, false));
+    assertThat(advance(m)).singleElement().satisfies(r -> assertThat(r.aggregate().count()).isEqualTo(1));
+    assertThat(m.stalePartials()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldProduceSameBytesWhateverTheArrivalOrder() {
+    double[] a = new double[300];
+    double[] b = new double[300];
+    double[] c = new double[300];
+    for (int i = 0; i < 300; i++) {
+      a[i] = i * 1.7;
+      b[i] = 1000 - i * 0.3;
+      c[i] = (i * 7919) % 500;
+    }
+    List<Partial> partials =
+        List.of(partial(0, 1, 1, "k", a), partial(1, 1, 1, "k", b), partial(2, 1, 1, "k", c));
+    byte[] reference = null;
+    int[][] orders = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+    for (int[] order : orders) {
+      WindowMerger m = new WindowMerger(3, 0, SPEC);
+      for (int i : order) {
+        m.accept(partials.get(i));
+      }
+      for (int s = 0; s < 3; s++) {
+        m.accept(new Watermark(s, 1, 10_000, false));
+      }
+      byte[] bytes = AggregateCodec.encode(advance(m).get(0).aggregate());
+      if (reference == null) {
+        reference = bytes;
+      }
+      assertThat(Arrays.equals(bytes, reference)).as("order %s", Arrays.toString(order)).isTrue();
+    }
+  }
+}

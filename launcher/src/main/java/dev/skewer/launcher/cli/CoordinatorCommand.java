@@ -1,0 +1,56 @@
+package dev.skewer.launcher.cli;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.coordinator.CoordinatorRuntime;
+import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.kafka.KafkaSettings;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code skewer coordinator}: one stage-2 process with the HTTP API. */
+@Command(
+    name = "coordinator",
+    mixinStandardHelpOptions = true,
+    description = "Run a coordinator: merge partials, emit final results, serve the HTTP API.")
+public final class CoordinatorCommand implements Callable<Integer> {
+
+  @Mixin CommonOptions common;
+
+  @Option(
+      names = "--id",
+      defaultValue = "coordinator-1",
+      description = "Coordinator name. Default: ${DEFAULT-VALUE}.")
+  String id;
+
+  @Option(
+      names = "--http-port",
+      defaultValue = "8080",
+      description = "HTTP API port. Default: ${DEFAULT-VALUE}.")
+  int httpPort;
+
+  @Override
+  public Integer call() throws Exception {
+    JobSpec job = common.loadJob();
+    KafkaSettings kafka = common.kafka();
+    if (!common.noProvision) {
+      Processes.provision(kafka, job);
+    }
+    HazelcastInstance hz = Processes.member(common, id, "coordinator");
+    CoordinatorRuntime coordinator =
+        CoordinatorRuntime.start(
+            CoordinatorSettings.of(id, job, kafka, httpPort),
+            hz,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            Clock.systemUTC());
+    System.out.println(
+        "coordinator " + id + " running, HTTP API on port " + coordinator.httpPort() + "; Ctrl-C to stop");
+    Processes.runUntilShutdown(coordinator, hz == null ? null : hz::shutdown);
+    return 0;
+  }
+}

@@ -1,0 +1,161 @@
+package dev.skewer.launcher.local;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.coordinator.CoordinatorRuntime;
+import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.core.cluster.ClusterSettings;
+import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.node.NodeRuntime;
+import dev.skewer.node.NodeSettings;
+import dev.skewer.testkit.net.FreePorts;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts {@code nodes} nodes and {@code coordinators} coordinators in this JVM, each with its own
+ * Vert.x instance and (when asked) its own Hazelcast member, all joining
+ * one cluster on loopback. {@link #close} stops coordinators last so in-flight Partials are
+ * still merged.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+
+  private final List<NodeRuntime> nodes = new ArrayList<>();
+  private final List<CoordinatorRuntime> coordinators = new ArrayList<>();
+  private final List<HazelcastInstance> members = new ArrayList<>();
+
+  private LocalCluster() {}
+
+  /**
+   * Starts the processes.
+   *
+   * @param hazelcast whether each process runs a Hazelcast member (on free loopback ports)
+   * @param httpPort the first coordinator's HTTP port (0 = any); later ones take any free port
+   */
+  public static LocalCluster start(
+      JobSpec job,
+      KafkaSettings kafka,
+      int nodeCount,
+      int coordinatorCount,
+      boolean hazelcast,
+      int httpPort,
+      MeterRegistry registry,
+      Clock clock)
+      throws Exception {
+    LocalCluster cluster = new LocalCluster();
+    try {
+      List<Integer> ports = new ArrayList<>();
+      List<String> memberList = new ArrayList<>();
+      int total = nodeCount + coordinatorCount;
+      if (hazelcast) {
+        for (int i = 0; i < total; i++) {
+          int port = FreePorts.next();
+          ports.add(port);
+          memberList.add("127.0.0.1:" + port);
+        }
+      }
+      int memberIndex = 0;
+      for (int i = 1; i <= coordinatorCount; i++) {
+        String id = "coordinator-" + i;
+        HazelcastInstance hz =
+            cluster.member(ports, memberIndex++, memberList, id, "coordinator");
+        cluster.coordinators.add(
+            CoordinatorRuntime.start(
+                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0), hz, registry, clock));
+      }
+      for (int i = 1; i <= nodeCount; i++) {
+        String id = "node-" + i;
+        cluster.member(ports, memberIndex++, memberList, id, "node");
+        cluster.nodes.add(NodeRuntime.start(NodeSettings.of(id, job, kafka), registry, clock));
+      }
+      return cluster;
+    } catch (Exception e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private HazelcastInstance member(
+      List<Integer> ports, int index, List<String> memberList, String name, String role) {
+    if (ports.isEmpty()) {
+      return null;
+    }
+    HazelcastInstance hz =
+        HazelcastMembers.start(
+            ClusterSettings.loopback(
+                ClusterSettings.DEFAULT_CLUSTER_NAME, ports.get(index), memberList),
+            name,
+            role);
+    members.add(hz);
+    return hz;
+  }
+
+  public List<NodeRuntime> nodes() {
+    return nodes;
+  }
+
+  public List<CoordinatorRuntime> coordinators() {
+    return coordinators;
+  }
+
+  /** The first coordinator's HTTP port. */
+  public int httpPort() {
+    return coordinators.get(0).httpPort();
+  }
+
+  /** Source partitions owned by some node right now. */
+  public Set<Integer> ownedSourcePartitions() {
+    Set<Integer> all = new HashSet<>();
+    nodes.forEach(n -> all.addAll(n.ownedPartitions()));
+    return all;
+  }
+
+  /** Partials partitions owned by some coordinator right now. */
+  public Set<Integer> ownedPartialsPartitions() {
+    Set<Integer> all = new HashSet<>();
+    coordinators.forEach(c -> all.addAll(c.ownedPartitions()));
+    return all;
+  }
+
+  /** Whether every node owns at least one partition and all source partitions are owned. */
+  public boolean assignmentsSettled(int sourcePartitions, int partialsPartitions) {
+    boolean eachNodeBusy =
+        nodes.stream().allMatch(n -> !n.ownedPartitions().isEmpty())
+            || nodes.size() > sourcePartitions;
+    int ownedSources = nodes.stream().mapToInt(n -> n.ownedPartitions().size()).sum();
+    int ownedPartials = coordinators.stream().mapToInt(c -> c.ownedPartitions().size()).sum();
+    return eachNodeBusy && ownedSources == sourcePartitions && ownedPartials == partialsPartitions;
+  }
+
+  /** Produce failures over every process (should be 0). */
+  public long sendFailures() {
+    return nodes.stream().mapToLong(NodeRuntime::sendFailures).sum()
+        + coordinators.stream().mapToLong(CoordinatorRuntime::sendFailures).sum();
+  }
+
+  @Override
+  public void close() {
+    for (NodeRuntime n : nodes) {
+      n.close();
+    }
+    for (CoordinatorRuntime c : coordinators) {
+      c.close();
+    }
+    for (HazelcastInstance hz : members) {
+      try {
+        hz.shutdown();
+      } catch (RuntimeException e) {
+        LOG.warn("Hazelcast member did not shut down cleanly", e);
+      }
+    }
+  }
+}

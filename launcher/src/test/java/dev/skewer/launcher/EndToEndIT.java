@@ -1,0 +1,217 @@
+package dev.skewer.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skewer.core.event.DlqReason;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.kafka.TopicProvisioner;
+import dev.skewer.launcher.local.LocalCluster;
+import dev.skewer.launcher.verify.ResultCheck;
+import dev.skewer.loadgen.produce.LoadProducer;
+import dev.skewer.loadgen.produce.LoadSummary;
+import dev.skewer.loadgen.reference.ExactReference;
+import dev.skewer.loadgen.workload.EventKind;
+import dev.skewer.loadgen.workload.GeneratedEvent;
+import dev.skewer.loadgen.workload.Workload;
+import dev.skewer.loadgen.workload.WorkloadSpec;
+import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.kafka.TopicReader;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The whole pipeline on a real KRaft broker and real Hazelcast members: 2 nodes and 1
+ * coordinator, 4 event partitions and 2 partials partitions, 200,000 events with disorder, a hot
+ * key, late events within and beyond allowed lateness, malformed and future-dated events —
+ * checked against a brute-force reference computed from the same events.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EndToEndIT {
+
+  private static final String JOB =
+      """
+      name: e2e
+      input:
+        keyPointer: /key
+        timePointer: /ts
+        numericFields:
+          - name: value
+            pointer: /value
+        distinctPointer: /user
+        quantilePointer: /value
+      window:
+        type: tumbling
+        size: 10s
+      watermark:
+        delay: 2s
+        idle: 5s
+        finalizeAfterIdle: 6s
+      allowedLateness: 5s
+      topics:
+        eventsPartitions: 4
+        partialsPartitions: 2
+      """;
+
+  private EmbeddedKafka kafka;
+  private JobSpec job;
+  private KafkaSettings settings;
+
+  @BeforeAll
+  void startBroker() {
+    kafka = EmbeddedKafka.start();
+    job = JobSpecLoader.parse(JOB, Map.of());
+    settings = KafkaSettings.of(kafka.bootstrapServers());
+    try (Admin admin = Admin.create(settings.adminConfig())) {
+      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
+    }
+  }
+
+  @AfterAll
+  void stopBroker() {
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  @Test
+  void shouldEmitExactlyOneExactResultPerKeyAndWindow() throws Exception {
+    // given a running cluster whose consumer groups have settled
+    try (LocalCluster cluster =
+        LocalCluster.start(
+            job, settings, 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> cluster.assignmentsSettled(4, 2));
+
+      // when 200,000 events are produced: 2,000 per simulated second ending 20 s ago, so the
+      // future-dated ones are in the future and everything else in the past
+      long now = System.currentTimeMillis();
+      WorkloadSpec spec =
+          WorkloadSpec.w1(200_000, 7)
+              .withName("e2e")
+              .withKeys(2_000)
+              .withUsers(20_000)
+              .withHotKeyShare(0.3)
+              .withTime(now - 120_000, 2_000)
+              .withDisorder(Duration.ofMillis(3_500)) // beyond the 2 s delay: some within lateness
+              .withLate(0.002, Duration.ofSeconds(25)) // beyond end + lateness: to the late topic
+              .withMalformed(0.001)
+              .withFuture(0.0005);
+      ExactReference reference =
+          ExactReference.of(
+              Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(5), 4, job.toSketchSpec());
+      LoadSummary sent;
+      try (LoadProducer producer =
+          LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+              .reference(reference)
+              .build()) {
+        sent = producer.run(Workload.of(spec));
+      }
+      assertThat(sent.sent()).isEqualTo(200_000);
+      assertThat(reference.late()).as("the workload must exercise the late path").isNotEmpty();
+      assertThat(reference.dlq()).as("the workload must exercise the DLQ").isNotEmpty();
+      assertThat(reference.windows().values().stream().anyMatch(w -> w.revisionExpected()))
+          .as("the workload must exercise revisions within lateness")
+          .isTrue();
+
+      // then every (key, window) gets exactly one exact final result
+      ResultCheck.Report[] report = new ResultCheck.Report[1];
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(
+              () -> {
+                List<ConsumerRecord<byte[], byte[]>> results =
+                    TopicReader.readAll(
+                        kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
+                report[0] = ResultCheck.check(reference, results, "key", "value", true);
+                return report[0].ok();
+              });
+      assertThat(report[0].problems()).isEmpty();
+      assertThat(report[0].resultCount()).isEqualTo(reference.totalCount());
+      assertThat(cluster.sendFailures()).isZero();
+
+      // and the late topic holds exactly the too-late events, the DLQ exactly the bad ones
+      List<ConsumerRecord<byte[], byte[]>> late =
+          TopicReader.readAll(kafka.bootstrapServers(), job.topics().late(), Duration.ofSeconds(20));
+      assertThat(payloads(late)).isEqualTo(sortedJson(reference.late()));
+      List<ConsumerRecord<byte[], byte[]>> dlq =
+          TopicReader.readAll(kafka.bootstrapServers(), job.topics().dlq(), Duration.ofSeconds(20));
+      assertThat(payloads(dlq)).isEqualTo(sortedJson(reference.dlq()));
+      for (ConsumerRecord<byte[], byte[]> r : dlq) {
+        Header reason = r.headers().lastHeader("skewer.reason");
+        assertThat(reason).as("every DLQ record names its reason").isNotNull();
+        assertThat(DlqReason.values())
+            .extracting(DlqReason::code)
+            .contains(new String(reason.value(), StandardCharsets.UTF_8));
+        assertThat(r.headers().lastHeader("skewer.source.offset")).isNotNull();
+      }
+      long futureCount = reference.dlq().stream().filter(e -> e.kind() == EventKind.FUTURE).count();
+      long futureRouted =
+          dlq.stream()
+              .filter(
+                  r ->
+                      DlqReason.FUTURE_TIME
+                          .code()
+                          .equals(new String(r.headers().lastHeader("skewer.reason").value(), StandardCharsets.UTF_8)))
+              .count();
+      assertThat(futureRouted).isEqualTo(futureCount);
+
+      // and the HTTP API serves a merged top-K of a closed window
+      HttpClient http = HttpClient.newHttpClient();
+      HttpResponse<String> topk =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + cluster.httpPort() + "/api/v1/topk?k=3"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(topk.statusCode()).isEqualTo(200);
+      assertThat(topk.body()).contains("\"key\":\"ad0\"");
+      HttpResponse<String> members =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + cluster.httpPort() + "/api/v1/cluster"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(members.body()).contains("\"size\":3");
+    }
+  }
+
+  private static List<String> payloads(List<ConsumerRecord<byte[], byte[]>> records) {
+    List<String> out = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      out.add(new String(r.value(), StandardCharsets.UTF_8));
+    }
+    Collections.sort(out);
+    return out;
+  }
+
+  private static List<String> sortedJson(List<GeneratedEvent> events) {
+    List<String> out = new ArrayList<>();
+    for (GeneratedEvent e : events) {
+      out.add(new String(e.json(), StandardCharsets.UTF_8));
+    }
+    Collections.sort(out);
+    return out;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.skewer.node;
+
+import dev.skewer.node.ingest.IngestVerticle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.time.Clock;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node: its own Vert.x instance with the ingest verticle deployed. Start with {@link
+ * #start}; {@link #close} undeploys (draining the producer) and closes Vert.x.
+ */
+public final class NodeRuntime implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
+
+  private final Vertx vertx;
+  private final IngestVerticle ingest;
+  private final NodeSettings settings;
+
+  private NodeRuntime(Vertx vertx, IngestVerticle ingest, NodeSettings settings) {
+    this.vertx = vertx;
+    this.ingest = ingest;
+    this.settings = settings;
+  }
+
+  /** Starts a node and waits until it has subscribed. */
+  public static NodeRuntime start(NodeSettings settings, MeterRegistry registry, Clock clock)
+      throws Exception {
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4));
+    IngestVerticle ingest = new IngestVerticle(settings, registry, clock);
+    try {
+      vertx.deployVerticle(ingest).await(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      vertx.close().await(10, TimeUnit.SECONDS);
+      throw e;
+    }
+    LOG.info("node={} started", settings.nodeId());
+    return new NodeRuntime(vertx, ingest, settings);
+  }
+
+  public Set<Integer> ownedPartitions() {
+    return ingest.ownedPartitions();
+  }
+
+  public long sendFailures() {
+    return ingest.sendFailures();
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  @Override
+  public void close() {
+    try {
+      Future<Void> closed = vertx.close();
+      closed.await(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("node={} did not close cleanly", settings.nodeId(), e);
+    }
+  }
+}

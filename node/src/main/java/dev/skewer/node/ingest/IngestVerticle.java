@@ -1,0 +1,486 @@
+package dev.skewer.node.ingest;
+
+import dev.skewer.core.event.DecodedEvent;
+import dev.skewer.core.event.DlqReason;
+import dev.skewer.core.event.EventDecoder;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.wire.Partial;
+import dev.skewer.core.wire.Watermark;
+import dev.skewer.core.wire.WireCodec;
+import dev.skewer.node.NodeSettings;
+import dev.skewer.node.aggregate.PartitionAggregator;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.kafka.client.consumer.KafkaReadStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes the events topic and drives one {@link PartitionAggregator} per owned source
+ * partition.
+ *
+ * <p>Per poll batch: decode every record; route malformed and future-dated ones to the DLQ (the
+ * reason in the {@code skewer.reason} header) and too-late ones to the late topic, both with
+ * {@code skewer.source.partition} / {@code skewer.source.offset} headers; fold the rest in; then
+ * emit the Partials of the windows the partition's watermark closed, followed by the partition's
+ * watermark broadcast to every partials partition (same producer, so on every partials partition
+ * the watermark comes after the Partials it covers). A periodic tick marks partitions idle and,
+ * when configured, finalizes the open windows of partitions idle for long enough.
+ *
+ * <p>Back-pressure: while more than {@code maxPendingRecords} produced records await
+ * acknowledgement, the verticle does not poll. Producer sends run on an ordered worker so a full
+ * producer buffer never blocks the event loop.
+ */
+public final class IngestVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(IngestVerticle.class);
+  private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+  // configuration
+  private final NodeSettings settings;
+  private final JobSpec job;
+  private final MeterRegistry registry;
+  private final Clock clock;
+  private final WindowAssigner windows;
+  private final long delayMs;
+  private final long latenessMs;
+  private final long idleMs;
+  private final long finalizeAfterIdleMs; // -1: never
+  private final long maxFutureSkewMs;
+
+  // transient state
+  private KafkaReadStream<byte[], byte[]> consumer;
+  private KafkaProducer<byte[], byte[]> producer;
+  private EventDecoder decoder;
+  private DecodedEvent event;
+  private int partialsPartitions;
+  private final AtomicLong pending = new AtomicLong();
+  private final AtomicLong sendFailures = new AtomicLong();
+  private final AtomicLong openKeyWindows = new AtomicLong(); // published each tick for gauges
+  private final AtomicLong watermarkLagMs = new AtomicLong();
+  private final Map<Integer, PartitionState> partitions = new HashMap<>();
+  private final Set<Integer> owned = ConcurrentHashMap.newKeySet(); // readable from any thread
+  private long tickTimer = -1;
+  private boolean stopping;
+  private Future<Void> lastSend = Future.succeededFuture();
+  private final RateLimitedLog dlqLog = new RateLimitedLog(LOG, 10_000);
+  private final RateLimitedLog lateLog = new RateLimitedLog(LOG, 10_000);
+
+  // metrics
+  private Counter eventsIn;
+  private Counter eventsLate;
+  private Counter partialsOut;
+  private Counter watermarksOut;
+  private final Map<DlqReason, Counter> eventsDlq = new EnumMap<>(DlqReason.class);
+
+  public IngestVerticle(NodeSettings settings, MeterRegistry registry, Clock clock) {
+    this.settings = settings;
+    this.job = settings.job();
+    this.registry = registry;
+    this.clock = clock;
+    this.windows = WindowAssigner.of(job.window());
+    this.delayMs = job.watermark().delay().toMillis();
+    this.latenessMs = job.allowedLateness().toMillis();
+    this.idleMs = job.watermark().idle().toMillis();
+    Duration finalize = job.watermark().finalizeAfterIdle();
+    this.finalizeAfterIdleMs = finalize == null ? -1 : finalize.toMillis();
+    this.maxFutureSkewMs = job.watermark().maxFutureSkew().toMillis();
+  }
+
+  @Override
+  public Future<?> start() {
+    decoder = new EventDecoder(job);
+    event = DecodedEvent.forJob(job);
+    String node = settings.nodeId();
+    eventsIn = Counter.builder(NodeMetrics.EVENTS_IN).tag("node", node).register(registry);
+    eventsLate = Counter.builder(NodeMetrics.EVENTS_LATE).tag("node", node).register(registry);
+    partialsOut = Counter.builder(NodeMetrics.PARTIALS_OUT).tag("node", node).register(registry);
+    watermarksOut =
+        Counter.builder(NodeMetrics.WATERMARKS_OUT).tag("node", node).register(registry);
+    for (DlqReason reason : DlqReason.values()) {
+      eventsDlq.put(
+          reason,
+          Counter.builder(NodeMetrics.EVENTS_DLQ)
+              .tag("node", node)
+              .tag("reason", reason.code())
+              .register(registry));
+    }
+    Gauge.builder(NodeMetrics.PRODUCER_PENDING, pending, AtomicLong::get)
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder(NodeMetrics.OPEN_KEY_WINDOWS, openKeyWindows, AtomicLong::get)
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+        .tag("node", node)
+        .baseUnit("milliseconds")
+        .register(registry);
+
+    Map<String, Object> consumerConfig = new HashMap<>(settings.kafka().consumerConfig(settings.groupId()));
+    consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    consumerConfig.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    consumerConfig.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    consumerConfig.putIfAbsent(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "65536");
+    consumerConfig.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+    consumerConfig.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "4194304");
+    consumerConfig.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "skewer-" + node + "-events");
+
+    return vertx
+        .executeBlocking(
+            () -> {
+              Map<String, Object> producerConfig = new HashMap<>(settings.kafka().producerConfig());
+              producerConfig.putIfAbsent("client.id", "skewer-" + node + "-partials");
+              KafkaProducer<byte[], byte[]> p =
+                  new KafkaProducer<>(
+                      producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+              try {
+                int q = p.partitionsFor(job.topics().partials()).size();
+                return Map.entry(p, q);
+              } catch (RuntimeException e) {
+                p.close(Duration.ZERO);
+                throw e;
+              }
+            })
+        .compose(
+            pq -> {
+              producer = pq.getKey();
+              partialsPartitions = pq.getValue();
+              consumer =
+                  KafkaReadStream.create(
+                      vertx, consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+              consumer.partitionsAssignedHandler(this::onAssigned);
+              consumer.partitionsRevokedHandler(this::onRevoked);
+              consumer.exceptionHandler(e -> LOG.warn("node={} consumer error", node, e));
+              return consumer.subscribe(Set.of(job.topics().events()));
+            })
+        .onSuccess(
+            v -> {
+              LOG.info(
+                  "node={} consuming topic={} group={} partials partitions={}",
+                  node,
+                  job.topics().events(),
+                  settings.groupId(),
+                  partialsPartitions);
+              tickTimer = vertx.setPeriodic(settings.tickInterval().toMillis(), id -> tick());
+              pollLoop();
+            });
+  }
+
+  private void pollLoop() {
+    if (stopping) {
+      return;
+    }
+    if (pending.get() > settings.maxPendingRecords()) {
+      vertx.setTimer(5, id -> pollLoop());
+      return;
+    }
+    consumer
+        .poll(POLL_TIMEOUT)
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                try {
+                  process(ar.result());
+                } catch (RuntimeException e) {
+                  LOG.error("node={} failed to process a batch", settings.nodeId(), e);
+                }
+              } else if (!stopping) {
+                LOG.warn("node={} poll failed", settings.nodeId(), ar.cause());
+              }
+              if (!stopping) {
+                if (ar.failed()) {
+                  vertx.setTimer(100, id -> pollLoop());
+                } else {
+                  pollLoop();
+                }
+              }
+            });
+  }
+
+  private void process(ConsumerRecords<byte[], byte[]> records) {
+    if (records.isEmpty()) {
+      return;
+    }
+    long nowMs = clock.millis();
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    for (TopicPartition tp : records.partitions()) {
+      PartitionState ps = partitionState(tp.partition(), nowMs);
+      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+        processRecord(ps, r, nowMs, out);
+      }
+      ps.lastEventWallMs = nowMs;
+      if (ps.idle) {
+        ps.idle = false;
+        ps.watermarkDirty = true;
+      }
+      emit(ps, out);
+    }
+    send(out);
+  }
+
+  private void processRecord(
+      PartitionState ps,
+      ConsumerRecord<byte[], byte[]> r,
+      long nowMs,
+      List<ProducerRecord<byte[], byte[]>> out) {
+    eventsIn.increment();
+    DlqReason reason = decoder.decode(r.value(), event);
+    if (reason == null && event.eventTimeMs() > nowMs + maxFutureSkewMs) {
+      reason = DlqReason.FUTURE_TIME;
+    }
+    if (reason != null) {
+      eventsDlq.get(reason).increment();
+      dlqLog.warn(
+          nowMs,
+          "event to DLQ reason=[{}] topic=[{}] partition=[{}] offset=[{}]",
+          reason.code(),
+          r.topic(),
+          r.partition(),
+          r.offset());
+      RecordHeaders headers = sourceHeaders(r);
+      headers.add("skewer.reason", reason.code().getBytes(StandardCharsets.UTF_8));
+      out.add(new ProducerRecord<>(job.topics().dlq(), null, r.key(), r.value(), headers));
+      return;
+    }
+    PartitionAggregator.Outcome outcome =
+        ps.aggregator.update(
+            event.key(),
+            event.eventTimeMs(),
+            event.numeric(),
+            event.distinctItem(),
+            event.frequencyItem(),
+            event.quantileValue());
+    if (outcome == PartitionAggregator.Outcome.LATE) {
+      eventsLate.increment();
+      lateLog.warn(
+          nowMs,
+          "late event to the late topic topic=[{}] partition=[{}] offset=[{}] eventTimeMs=[{}]"
+              + " watermarkMs=[{}]",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          event.eventTimeMs(),
+          ps.aggregator.watermarkMs());
+      RecordHeaders headers = sourceHeaders(r);
+      headers.add(
+          "skewer.watermark",
+          Long.toString(ps.aggregator.watermarkMs()).getBytes(StandardCharsets.UTF_8));
+      out.add(new ProducerRecord<>(job.topics().late(), null, r.key(), r.value(), headers));
+    }
+  }
+
+  private static RecordHeaders sourceHeaders(ConsumerRecord<byte[], byte[]> r) {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("skewer.source.topic", r.topic().getBytes(StandardCharsets.UTF_8));
+    headers.add(
+        "skewer.source.partition",
+        Integer.toString(r.partition()).getBytes(StandardCharsets.UTF_8));
+    headers.add(
+        "skewer.source.offset", Long.toString(r.offset()).getBytes(StandardCharsets.UTF_8));
+    return headers;
+  }
+
+  /** Emits closed windows' Partials, then the watermark if anything changed. */
+  private void emit(PartitionState ps, List<ProducerRecord<byte[], byte[]>> out) {
+    String partials = job.topics().partials();
+    int emitted =
+        ps.aggregator.emit(
+            p ->
+                out.add(
+                    new ProducerRecord<>(
+                        partials, p.key().getBytes(StandardCharsets.UTF_8), WireCodec.encode(p))));
+    if (emitted > 0) {
+      partialsOut.increment(emitted);
+    }
+    long wm = ps.aggregator.watermarkMs();
+    if (emitted > 0 || wm != ps.broadcastWatermarkMs || ps.watermarkDirty) {
+      ps.broadcastWatermarkMs = wm;
+      ps.watermarkDirty = false;
+      byte[] bytes = WireCodec.encode(ps.aggregator.watermark(ps.idle));
+      for (int q = 0; q < partialsPartitions; q++) {
+        out.add(new ProducerRecord<>(partials, q, null, bytes));
+      }
+      watermarksOut.increment(partialsPartitions);
+    }
+  }
+
+  private void tick() {
+    if (stopping || partitions.isEmpty()) {
+      return;
+    }
+    long nowMs = clock.millis();
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    long keyWindows = 0;
+    long minWatermark = Long.MAX_VALUE;
+    for (PartitionState ps : partitions.values()) {
+      keyWindows += ps.aggregator.openKeyWindows();
+      if (!ps.idle && ps.aggregator.watermarkMs() != Long.MIN_VALUE) {
+        minWatermark = Math.min(minWatermark, ps.aggregator.watermarkMs());
+      }
+      long silentMs = nowMs - ps.lastEventWallMs;
+      if (!ps.idle && silentMs >= idleMs) {
+        ps.idle = true;
+        ps.watermarkDirty = true;
+      }
+      if (finalizeAfterIdleMs >= 0
+          && silentMs >= finalizeAfterIdleMs
+          && ps.aggregator.openWindows() > 0) {
+        ps.aggregator.finalizeOpenWindows();
+      }
+      emit(ps, out);
+    }
+    openKeyWindows.set(keyWindows);
+    watermarkLagMs.set(minWatermark == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - minWatermark));
+    send(out);
+  }
+
+  private void send(List<ProducerRecord<byte[], byte[]>> out) {
+    if (out.isEmpty()) {
+      return;
+    }
+    pending.addAndGet(out.size());
+    // ordered: batches leave in the order they were built, so a watermark never overtakes the
+    // Partials it covers
+    lastSend =
+        vertx.executeBlocking(
+            () -> {
+              for (ProducerRecord<byte[], byte[]> r : out) {
+                producer.send(
+                    r,
+                    (md, e) -> {
+                      pending.decrementAndGet();
+                      if (e != null) {
+                        sendFailures.incrementAndGet();
+                        LOG.error(
+                            "node={} failed to produce to topic=[{}]",
+                            settings.nodeId(),
+                            r.topic(),
+                            e);
+                      }
+                    });
+              }
+              return null;
+            },
+            true);
+  }
+
+  private PartitionState partitionState(int partition, long nowMs) {
+    PartitionState ps = partitions.get(partition);
+    if (ps == null) {
+      ps = newPartitionState(partition, nowMs);
+      partitions.put(partition, ps);
+      owned.add(partition);
+    }
+    return ps;
+  }
+
+  private PartitionState newPartitionState(int partition, long nowMs) {
+    // interim fencing token: the wall clock at assignment orders the owners of a partition on
+    // one host; the checkpointing issue replaces it with a Hazelcast-kept counter
+    long epoch = nowMs;
+    PartitionAggregator aggregator =
+        new PartitionAggregator(
+            partition, epoch, windows, delayMs, latenessMs, job.toSketchSpec());
+    return new PartitionState(aggregator, nowMs);
+  }
+
+  private void onAssigned(Set<TopicPartition> assigned) {
+    long nowMs = clock.millis();
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    for (TopicPartition tp : assigned) {
+      PartitionState ps = partitions.get(tp.partition());
+      if (ps == null) {
+        ps = newPartitionState(tp.partition(), nowMs);
+        partitions.put(tp.partition(), ps);
+        owned.add(tp.partition());
+        ps.watermarkDirty = true;
+        emit(ps, out); // announce the partition so coordinators know its owner is alive
+      }
+    }
+    LOG.info("node={} assigned {}", settings.nodeId(), assigned);
+    send(out);
+  }
+
+  private void onRevoked(Set<TopicPartition> revoked) {
+    for (TopicPartition tp : revoked) {
+      partitions.remove(tp.partition());
+      owned.remove(tp.partition());
+    }
+    LOG.info("node={} revoked {}", settings.nodeId(), revoked);
+  }
+
+  /** Source partitions this verticle owns now. */
+  public Set<Integer> ownedPartitions() {
+    return Set.copyOf(owned);
+  }
+
+  /** Sends that failed (should stay 0). */
+  public long sendFailures() {
+    return sendFailures.get();
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (stopping) {
+      return Future.succeededFuture();
+    }
+    stopping = true;
+    if (tickTimer >= 0) {
+      vertx.cancelTimer(tickTimer);
+    }
+    Promise<Void> done = Promise.promise();
+    Future<Void> closeConsumer = consumer == null ? Future.succeededFuture() : consumer.close();
+    closeConsumer
+        .eventually(() -> lastSend)
+        .eventually(
+            () ->
+                vertx.executeBlocking(
+                    () -> {
+                      if (producer != null) {
+                        producer.flush();
+                        producer.close(Duration.ofSeconds(5));
+                      }
+                      return null;
+                    }))
+        .onComplete(ar -> done.complete());
+    return done.future();
+  }
+
+  private static final class PartitionState {
+    final PartitionAggregator aggregator;
+    long lastEventWallMs;
+    boolean idle;
+    boolean watermarkDirty;
+    long broadcastWatermarkMs = Long.MIN_VALUE;
+
+    PartitionState(PartitionAggregator aggregator, long nowMs) {
+      this.aggregator = aggregator;
+      this.lastEventWallMs = nowMs;
+    }
+  }
+}

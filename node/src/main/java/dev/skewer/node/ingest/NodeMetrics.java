@@ -1,0 +1,16 @@
+package dev.skewer.node.ingest;
+
+/** Metric names of the node, in one place. Tags: {@code node}, and {@code reason} on the DLQ. */
+public final class NodeMetrics {
+  public static final String EVENTS_IN = "skewer.events.in";
+  public static final String EVENTS_LATE = "skewer.events.late";
+  public static final String EVENTS_DLQ = "skewer.events.dlq";
+  public static final String PARTIALS_OUT = "skewer.partials.out";
+  public static final String WATERMARKS_OUT = "skewer.watermarks.out";
+  public static final String OPEN_WINDOWS = "skewer.node.open.windows";
+  public static final String OPEN_KEY_WINDOWS = "skewer.node.open.key.windows";
+  public static final String WATERMARK_LAG = "skewer.watermark.lag";
+  public static final String PRODUCER_PENDING = "skewer.node.producer.pending";
+
+  private NodeMetrics() {}
+}
