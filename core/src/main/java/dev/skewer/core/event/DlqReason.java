@@ -15,7 +15,7 @@ public enum DlqReason {
   NOT_OBJECT("not_object"),
   /** No value at {@code input.keyPointer}. */
   MISSING_KEY("missing_key"),
-  /** The key is not a string or number, or is empty. */
+  /** The key is not a string or number, is empty, or is not well-formed UTF-16. */
   BAD_KEY("bad_key"),
   /** No value at {@code input.timePointer}. */
   MISSING_TIME("missing_time"),

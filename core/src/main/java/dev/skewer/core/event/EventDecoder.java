@@ -36,6 +36,9 @@ import java.util.Map;
  * optional fractional seconds truncated to milliseconds ({@code ISO_8601}, {@code AUTO}). Times
  * outside ±8.64e15 ms (the ECMAScript range, ±273,790 years) are {@code BAD_TIME}.
  *
+ * <p>A key with a lone UTF-16 surrogate (possible through JSON escapes of a single surrogate) is
+ * {@code BAD_KEY}: it could not cross the partials topic's UTF-8 unchanged.
+ *
  * <p>Not thread-safe: one decoder per consumer thread (it keeps per-record scratch state).
  *
  * <p>Implementation note: the parser streams tokens and walks a trie of the configured pointer
@@ -216,7 +219,7 @@ public final class EventDecoder {
         if (v == JsonToken.VALUE_STRING || v == JsonToken.VALUE_NUMBER_INT
             || (v == JsonToken.VALUE_NUMBER_FLOAT && !p.isNaN())) {
           text = text == null ? p.getText() : text;
-          if (text.isEmpty()) {
+          if (text.isEmpty() || hasLoneSurrogate(text)) {
             keyBad = true;
           } else {
             into.setKey(null, text);
@@ -299,6 +302,23 @@ public final class EventDecoder {
       }
     }
     return Long.MIN_VALUE;
+  }
+
+  /** A key must be well-formed UTF-16 so that it survives UTF-8 on the wire unchanged. */
+  private static boolean hasLoneSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < s.length()
+            && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static long inRange(long t) {

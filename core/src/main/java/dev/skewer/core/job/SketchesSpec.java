@@ -7,10 +7,10 @@ import dev.skewer.sketches.SketchSpec;
  *
  * @param hllPrecision HyperLogLog++ precision p, in [4, 18]; relative standard error 1.04/√2^p
  * @param hllSparsePrecision sparse precision p', in [p, 25] (above 25 stream-lib loses accuracy)
- * @param cmsEpsilon Count-Min relative error, in (0, 1); width 2/ε
- * @param cmsDelta Count-Min failure probability, in (0, 1); depth ⌈ln(1/δ)⌉
- * @param heavyHitterCapacity candidates tracked for heavy hitters, in [1, 100000]
- * @param tdigestCompression t-digest compression, in [10, 10000]
+ * @param cmsEpsilon Count-Min relative error, in [1e-5, 1); width 2/ε
+ * @param cmsDelta Count-Min failure probability, in [1e-9, 1); depth ⌈ln(1/δ)⌉
+ * @param heavyHitterCapacity candidates tracked for heavy hitters, in [1, 10000]
+ * @param tdigestCompression t-digest compression, in [10, 1000]
  */
 public record SketchesSpec(
     int hllPrecision,
@@ -36,19 +36,25 @@ public record SketchesSpec(
           "hllSparsePrecision",
           "must be in [hllPrecision (" + hllPrecision + "), 25], was " + hllSparsePrecision);
     }
-    if (!(cmsEpsilon >= 1e-6 && cmsEpsilon < 1)) {
-      throw new JobSpecException("cmsEpsilon", "must be in [1e-6, 1), was " + cmsEpsilon);
-    }
-    if (!(cmsDelta >= 1e-12 && cmsDelta < 1)) {
-      throw new JobSpecException("cmsDelta", "must be in [1e-12, 1), was " + cmsDelta);
-    }
-    if (heavyHitterCapacity < 1 || heavyHitterCapacity > 100_000) {
+    if (!(cmsEpsilon >= SketchSpec.MIN_CMS_EPSILON && cmsEpsilon < 1)) {
       throw new JobSpecException(
-          "heavyHitterCapacity", "must be in [1, 100000], was " + heavyHitterCapacity);
+          "cmsEpsilon", "must be in [" + SketchSpec.MIN_CMS_EPSILON + ", 1), was " + cmsEpsilon);
     }
-    if (!(tdigestCompression >= 10 && tdigestCompression <= 10_000)) {
+    if (!(cmsDelta >= SketchSpec.MIN_CMS_DELTA && cmsDelta < 1)) {
       throw new JobSpecException(
-          "tdigestCompression", "must be in [10, 10000], was " + tdigestCompression);
+          "cmsDelta", "must be in [" + SketchSpec.MIN_CMS_DELTA + ", 1), was " + cmsDelta);
+    }
+    if (heavyHitterCapacity < 1 || heavyHitterCapacity > SketchSpec.MAX_HEAVY_HITTER_CAPACITY) {
+      throw new JobSpecException(
+          "heavyHitterCapacity",
+          "must be in [1, " + SketchSpec.MAX_HEAVY_HITTER_CAPACITY + "], was " + heavyHitterCapacity);
+    }
+    if (!(tdigestCompression >= SketchSpec.MIN_TDIGEST_COMPRESSION
+        && tdigestCompression <= SketchSpec.MAX_TDIGEST_COMPRESSION)) {
+      throw new JobSpecException(
+          "tdigestCompression",
+          "must be in [" + SketchSpec.MIN_TDIGEST_COMPRESSION + ", "
+              + SketchSpec.MAX_TDIGEST_COMPRESSION + "], was " + tdigestCompression);
     }
   }
 

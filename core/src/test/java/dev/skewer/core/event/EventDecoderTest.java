@@ -129,7 +129,8 @@ class EventDecoderTest {
   @ParameterizedTest
   @ValueSource(strings = {
       "{\"key\":\"\",\"ts\":1}", "{\"key\":null,\"ts\":1}", "{\"key\":true,\"ts\":1}",
-      "{\"key\":{\"a\":1},\"ts\":1}", "{\"key\":[\"a\"],\"ts\":1}", "{\"key\":NaN,\"ts\":1}"})
+      "{\"key\":{\"a\":1},\"ts\":1}", "{\"key\":[\"a\"],\"ts\":1}", "{\"key\":NaN,\"ts\":1}",
+      "{\"key\":\"a\\ud800\",\"ts\":1}", "{\"key\":\"\\udc00b\",\"ts\":1}"})
   void shouldReportBadKeyWhenTheKeyIsNotAUsableScalar(String json) {
     assertThat(decode(json)).isEqualTo(DlqReason.BAD_KEY);
   }
