@@ -51,7 +51,7 @@
  *   <tr><td>mode</td><td>u8</td><td>0 exact, 1 t-digest</td></tr>
  *   <tr><td>exact: n, n values</td><td>varint, n &times; f64</td><td>n &le; min(128, count); finite; ascending in Double.compare order</td></tr>
  *   <tr><td>digest: min, max</td><td>f64, f64</td><td>finite, min &le; max</td></tr>
- *   <tr><td>&nbsp;&nbsp;c, c &times; (mean, weight)</td><td>varint, c &times; (f64, varint)</td><td>1 &le; c &le; t-digest's centroid capacity (210 at compression 100); means in [min, max], non-decreasing; weights in [1, 2^31); 128 &lt; &Sigma;weights &le; count</td></tr>
+ *   <tr><td>&nbsp;&nbsp;c, c &times; (mean, weight)</td><td>varint, c &times; (f64, varint)</td><td>2 &le; c &le; t-digest's centroid capacity (210 at compression 100); means in [min, max], non-decreasing; weights in [1, 2^31), first and last 1; 128 &lt; &Sigma;weights &le; count</td></tr>
  * </table>
  */
 package dev.skewer.sketches.codec;

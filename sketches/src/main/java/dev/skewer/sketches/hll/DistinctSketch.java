@@ -35,7 +35,7 @@ public final class DistinctSketch {
 
   private final int precision;
   private final int sparsePrecision;
-  private final HyperLogLogPlus hll;
+  private HyperLogLogPlus hll;
 
   public DistinctSketch(int precision, int sparsePrecision) {
     this(precision, sparsePrecision, new HyperLogLogPlus(precision, sparsePrecision));
@@ -107,6 +107,12 @@ public final class DistinctSketch {
     return base + 16 + 16 + 4L * registerWords(precision);
   }
 
+  /** Offset of the first register word in stream-lib's dense layout. */
+  private int denseRegistersOffset(int p) {
+    int size = 4 * registerWords(p);
+    return formatOffset() + 1 + (size < 1 << 7 ? 1 : size < 1 << 14 ? 2 : 3);
+  }
+
   private int formatOffset() {
     // int version, varint p (< 128: one byte), varint p' (one byte)
     return 4 + 1 + 1;
@@ -131,11 +137,47 @@ public final class DistinctSketch {
     }
   }
 
-  /** Writes {@code varint length, stream-lib bytes}. */
+  /**
+   * Writes {@code varint length, stream-lib bytes}. A dense sketch whose unused register bits
+   * are set (stream-lib's 5-bit registers overflow for run lengths &ge; 32, about once per 2^31
+   * items) is first re-folded into a fresh sketch, which keeps the 5 visible bits of every
+   * register: same estimate, one canonical byte form.
+   */
   public void encodeTo(ByteSink out) {
     byte[] bytes = libraryBytes();
+    if (bytes[formatOffset()] == 0 && hasStrayBits(bytes, denseRegistersOffset(precision), precision)) {
+      HyperLogLogPlus fresh = new HyperLogLogPlus(precision, sparsePrecision);
+      try {
+        fresh.addAll(hll);
+      } catch (CardinalityMergeException e) {
+        throw new IllegalStateException(e);
+      }
+      hll = fresh;
+      bytes = libraryBytes();
+    }
     out.writeVarLong(bytes.length);
     out.writeBytes(bytes);
+  }
+
+  /**
+   * Whether the big-endian register words starting at {@code at} have bits set that no register
+   * reads: the top two bits of each word (6 five-bit registers use 30), and slots past 2^p.
+   */
+  static boolean hasStrayBits(byte[] bytes, int at, int precision) {
+    int words = registerWords(precision);
+    int registers = 1 << precision;
+    for (int w = 0; w < words; w++) {
+      int i = at + 4 * w;
+      int word =
+          (bytes[i] & 0xFF) << 24 | (bytes[i + 1] & 0xFF) << 16 | (bytes[i + 2] & 0xFF) << 8
+              | (bytes[i + 3] & 0xFF);
+      int used = Math.max(0, Math.min(6, registers - 6 * w));
+      int usedMask = used == 6 ? 0x3FFFFFFF : (1 << (5 * used)) - 1;
+      if ((word & ~usedMask) != 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Number of 32-bit words of stream-lib's RegisterSet for 2^p registers (6 per word). */
@@ -174,7 +216,11 @@ public final class DistinctSketch {
       int expected = 4 * registerWords(precision);
       int size = hllIn.readVarInt("HLL register bytes", expected, expected);
       hllIn.require(size, "HLL registers");
+      int registersAt = hllIn.position();
       hllIn.readBytes(size, "HLL registers");
+      if (hasStrayBits(bytes, registersAt, precision)) {
+        throw new CodecException("HLL register words have bits set outside the 2^p registers");
+      }
     } else {
       int threshold = (int) ((1 << precision) * 0.75);
       int n = hllIn.readVarInt("HLL sparse entry count", 0, threshold);

@@ -307,7 +307,7 @@ public final class QuantileSketch {
     if (!Double.isFinite(min) || !Double.isFinite(max) || min > max) {
       throw new CodecException("digest min/max invalid: " + min + ", " + max);
     }
-    int n = in.readVarInt("centroid count", 1, maxCentroids(compression));
+    int n = in.readVarInt("centroid count", 2, maxCentroids(compression));
     in.require(9L * n, "centroids");
     double[] means = new double[n];
     long[] weights = new long[n];
@@ -319,6 +319,10 @@ public final class QuantileSketch {
       }
       weights[i] = in.readVarLong("centroid weight", 1, Integer.MAX_VALUE);
       total += weights[i];
+    }
+    if (weights[0] != 1 || weights[n - 1] != 1) {
+      // t-digest's invariant: the extreme centroids are the single min and max samples
+      throw new CodecException("first and last centroid weights must be 1");
     }
     if (total <= EXACT_LIMIT || total > aggregateCount) {
       throw new CodecException(
