@@ -34,6 +34,11 @@ public record InputSpec(
   public static final int DEFAULT_MAX_RECORD_BYTES = 65_536;
   public static final String DEFAULT_SALT_SEPARATOR = "#";
 
+  private static final Set<String> RESERVED_RESULT_NAMES =
+      Set.of("window_start_ms", "window_end_ms", "event_count", "revision");
+  private static final java.util.regex.Pattern RESULT_NAME_PREFIX =
+      java.util.regex.Pattern.compile("sum_|min_|max_|distinct_|top_|p[0-9]");
+
   public InputSpec {
     Pointers.validate("keyPointer", keyPointer);
     Pointers.validate("timePointer", timePointer);
@@ -76,6 +81,13 @@ public record InputSpec(
     for (int i = 0; i < dimensions.size(); i++) {
       if (dimensions.get(i) == null) {
         throw new JobSpecException("dimensions[" + i + "]", "must not be null");
+      }
+      String n = dimensions.get(i).name();
+      if (RESERVED_RESULT_NAMES.contains(n) || RESULT_NAME_PREFIX.matcher(n).lookingAt()) {
+        throw new JobSpecException(
+            "dimensions[" + i + "].name",
+            "clashes with a result field name (window_start_ms, window_end_ms, event_count,"
+                + " revision, sum_*, min_*, max_*, distinct_*, top_*, p<digit>*), was '" + n + "'");
       }
       if (!names.add(dimensions.get(i).name())) {
         throw new JobSpecException(

@@ -1,12 +1,108 @@
 package dev.skewer.core.result;
 
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.NumericField;
+import dev.skewer.core.job.OutputSpec;
 import dev.skewer.sketches.Aggregate;
+import dev.skewer.sketches.DistinctEstimate;
+import dev.skewer.sketches.HeavyHitter;
+import dev.skewer.sketches.QuantileEstimate;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
 
-/** Formats results. (API first; body follows.) */
+/**
+ * Writes one result as a JSON envelope (UTF-8 bytes):
+ *
+ * <pre>{@code
+ * {"event": <job.name>, "<output.keyField>": <key>, "timestamp": "yyyy-MM-dd HH:mm:ss",
+ *  "value": {
+ *    "window_start_ms": .., "window_end_ms": .., "event_count": ..,
+ *    "sum_<f>": .., "min_<f>": .., "max_<f>": ..,            (each numeric field f)
+ *    "distinct_<d>": {"estimate": .., "rse": ..},             (distinctPointer set)
+ *    "p50_<q>": {"estimate": .., "rank_error": ..}, ..        (quantilePointer set)
+ *    "top_<h>": [{"item": .., "estimate": .., "error": ..}],  (frequencyPointer set)
+ *    "<dimension>": "..",                                     (each dimension with a value)
+ *    "revision": n},
+ *  "user_attributes": {}}
+ * }</pre>
+ *
+ * <p>{@code timestamp} is the window start in UTC, as in the seed's ksqlDB
+ * {@code TIMESTAMPTOSTRING(WINDOWSTART, 'yyyy-MM-dd HH:mm:ss', 'UTC')}. Names: {@code <f>} is the
+ * numeric field's name; {@code <d>}, {@code <q>}, {@code <h>} are derived from the pointer
+ * ({@code /user/id} → {@code user_id}, see {@link dev.skewer.core.job.InputSpec#distinctName()});
+ * quantile labels come from {@link OutputSpec#quantileLabel(double)} ({@code p50},
+ * {@code p99}, {@code p99_9}). {@code min_}/{@code max_} are omitted when the field had no
+ * value in the window, quantiles when there was no quantile value; the top list is omitted when
+ * {@code output.heavyHitters} is 0. {@code error} is the heavy hitter's maximal overestimate
+ * (true count in [estimate − error, estimate]); {@code rse} the relative standard error of the
+ * distinct count; {@code rank_error} the quantile's rank error (0 when exact). A non-finite
+ * number (a sum that overflowed) is written as {@code null}. {@code revision} is 0 for the
+ * final result and counts revisions after it.
+ *
+ * <p>Thread-safe (immutable; a generator per call).
+ */
 public final class ResultFormatter {
-  public ResultFormatter(JobSpec job) {}
 
+  private static final JsonFactory FACTORY = new JsonFactory();
+  private static final DateTimeFormatter TIMESTAMP =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
+
+  private final String event;
+  private final String keyField;
+  private final String[] sumNames;
+  private final String[] minNames;
+  private final String[] maxNames;
+  private final String distinctName;
+  private final double[] quantiles;
+  private final String[] quantileNames;
+  private final String topName;
+  private final int heavyHitters;
+  private final String[] dimensionNames;
+
+  public ResultFormatter(JobSpec job) {
+    this.event = job.name();
+    this.keyField = job.output().keyField();
+    List<NumericField> fields = job.input().numericFields();
+    this.sumNames = new String[fields.size()];
+    this.minNames = new String[fields.size()];
+    this.maxNames = new String[fields.size()];
+    for (int i = 0; i < fields.size(); i++) {
+      sumNames[i] = "sum_" + fields.get(i).name();
+      minNames[i] = "min_" + fields.get(i).name();
+      maxNames[i] = "max_" + fields.get(i).name();
+    }
+    this.distinctName =
+        job.input().distinctPointer() == null ? null : "distinct_" + job.input().distinctName();
+    List<Double> qs = job.output().quantiles();
+    boolean quantilesOn = job.input().quantilePointer() != null;
+    this.quantiles = new double[quantilesOn ? qs.size() : 0];
+    this.quantileNames = new String[quantiles.length];
+    for (int i = 0; i < quantiles.length; i++) {
+      quantiles[i] = qs.get(i);
+      quantileNames[i] = OutputSpec.quantileLabel(qs.get(i)) + "_" + job.input().quantileName();
+    }
+    this.heavyHitters = job.output().heavyHitters();
+    this.topName =
+        job.input().frequencyPointer() == null || heavyHitters == 0
+            ? null
+            : "top_" + job.input().frequencyName();
+    this.dimensionNames =
+        job.input().dimensions().stream().map(d -> d.name()).toArray(String[]::new);
+  }
+
+  /**
+   * The result for {@code key} over {@code [windowStartMs, windowEndMs)}.
+   *
+   * @param dimensions values in {@code input.dimensions} order (null entries omitted), or null
+   */
   public byte[] format(
       String key,
       long windowStartMs,
@@ -14,11 +110,79 @@ public final class ResultFormatter {
       Aggregate aggregate,
       int revision,
       String[] dimensions) {
-    throw new UnsupportedOperationException("not yet");
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+      g.writeStartObject();
+      g.writeStringField("event", event);
+      g.writeStringField(keyField, key);
+      g.writeStringField("timestamp", TIMESTAMP.format(Instant.ofEpochMilli(windowStartMs)));
+      g.writeObjectFieldStart("value");
+      g.writeNumberField("window_start_ms", windowStartMs);
+      g.writeNumberField("window_end_ms", windowEndMs);
+      g.writeNumberField("event_count", aggregate.count());
+      for (int i = 0; i < sumNames.length; i++) {
+        number(g, sumNames[i], aggregate.sum(i));
+        double min = aggregate.min(i);
+        if (min != Double.POSITIVE_INFINITY) {
+          number(g, minNames[i], min);
+          number(g, maxNames[i], aggregate.max(i));
+        }
+      }
+      if (distinctName != null) {
+        DistinctEstimate d = aggregate.distinct();
+        g.writeObjectFieldStart(distinctName);
+        g.writeNumberField("estimate", d.estimate());
+        number(g, "rse", d.relativeStandardError());
+        g.writeEndObject();
+      }
+      if (quantiles.length > 0 && aggregate.quantileCount() > 0) {
+        for (int i = 0; i < quantiles.length; i++) {
+          QuantileEstimate q = aggregate.quantile(quantiles[i]);
+          g.writeObjectFieldStart(quantileNames[i]);
+          number(g, "estimate", q.value());
+          number(g, "rank_error", q.rankError());
+          g.writeEndObject();
+        }
+      }
+      if (topName != null) {
+        g.writeArrayFieldStart(topName);
+        for (HeavyHitter h : aggregate.heavyHitters(heavyHitters)) {
+          g.writeStartObject();
+          g.writeStringField("item", h.item());
+          g.writeNumberField("estimate", h.estimate());
+          g.writeNumberField("error", h.maxOverestimate());
+          g.writeEndObject();
+        }
+        g.writeEndArray();
+      }
+      if (dimensions != null) {
+        for (int i = 0; i < Math.min(dimensions.length, dimensionNames.length); i++) {
+          if (dimensions[i] != null) {
+            g.writeStringField(dimensionNames[i], dimensions[i]);
+          }
+        }
+      }
+      g.writeNumberField("revision", revision);
+      g.writeEndObject();
+      g.writeObjectFieldStart("user_attributes");
+      g.writeEndObject();
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory cannot fail", e);
+    }
+    return out.toByteArray();
   }
 
   /** The results-topic record key: {@code key + "@" + windowStartMs}. */
   public String resultKey(String key, long windowStartMs) {
     return key + "@" + windowStartMs;
+  }
+
+  private static void number(JsonGenerator g, String name, double v) throws IOException {
+    if (Double.isFinite(v)) {
+      g.writeNumberField(name, v);
+    } else {
+      g.writeNullField(name);
+    }
   }
 }

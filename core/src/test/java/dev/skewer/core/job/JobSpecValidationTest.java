@@ -52,6 +52,9 @@ class JobSpecValidationTest {
         Arguments.of("SKEWER_INPUT_NUMERIC_FIELDS", "[/v, /v]", "input.numericFields[1].name: duplicate name 'v'"),
         Arguments.of("SKEWER_INPUT_NUMERIC_FIELDS", "[[1]]", "input.numericFields[0]: must be a pointer string or a mapping {name, pointer}, was a array"),
         Arguments.of("SKEWER_INPUT_DIMENSIONS", "[{name: v, pointer: /v}, {name: v, pointer: /w}]", "input.dimensions[1].name: duplicate name 'v'"),
+        Arguments.of("SKEWER_INPUT_DIMENSIONS", "[/sum_x]", "input.dimensions[0].name: clashes with a result field name"),
+        Arguments.of("SKEWER_INPUT_DIMENSIONS", "[/revision]", "input.dimensions[0].name: clashes with a result field name"),
+        Arguments.of("SKEWER_INPUT_DIMENSIONS", "[/p99]", "input.dimensions[0].name: clashes with a result field name"),
         Arguments.of("SKEWER_INPUT_DIMENSIONS", "{name: v}", "input.dimensions: must be a list, was a object"),
         // sketches
         Arguments.of("SKEWER_SKETCHES_HLL_PRECISION", "3", "sketches.hllPrecision: must be in [4, 18], was 3"),

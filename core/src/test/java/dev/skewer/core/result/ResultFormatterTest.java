@@ -1,0 +1,146 @@
+package dev.skewer.core.result;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.sketches.Aggregate;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ResultFormatterTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long START = 1_700_000_000_000L;
+  private static final long END = START + 10_000;
+
+  static final String JOB =
+      "name: clicks\n"
+          + "input:\n"
+          + "  keyPointer: /ad\n"
+          + "  timePointer: /ts\n"
+          + "  numericFields: [{name: latency, pointer: /latency_ms}, {name: cost, pointer: /cost}]\n"
+          + "  distinctPointer: /user/id\n"
+          + "  quantilePointer: /latency_ms\n"
+          + "  frequencyPointer: /country\n"
+          + "  dimensions: [{name: channel, pointer: /channel}, {name: game, pointer: /game}]\n"
+          + "window: {size: 10s}\n"
+          + "output: {keyField: ad, quantiles: [0.5, 0.99, 0.999], heavyHitters: 2}\n";
+
+  @Test
+  void shouldWriteTheSeedEnvelopeWithEveryConfiguredMetric() throws Exception {
+    // given
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    String[] countries = {"ie", "ie", "ie", "fr", "fr", "de"};
+    for (int i = 0; i < countries.length; i++) {
+      agg.update(new double[] {10 * (i + 1), Double.NaN}, "u" + (i % 4), countries[i], 10 * (i + 1));
+    }
+
+    // when
+    byte[] bytes = new ResultFormatter(job).format("ad42", START, END, agg, 2, new String[] {"web", null});
+    JsonNode r = JSON.readTree(bytes);
+
+    // then
+    assertThat(fieldNames(r)).containsExactly("event", "ad", "timestamp", "value", "user_attributes");
+    assertThat(r.get("event").asText()).isEqualTo("clicks");
+    assertThat(r.get("ad").asText()).isEqualTo("ad42");
+    assertThat(r.get("timestamp").asText()).isEqualTo("2023-11-14 22:13:20");
+    assertThat(r.get("user_attributes").isObject()).isTrue();
+    assertThat(r.get("user_attributes").size()).isZero();
+    JsonNode v = r.get("value");
+    assertThat(fieldNames(v)).containsExactly(
+        "window_start_ms", "window_end_ms", "event_count", "sum_latency", "min_latency",
+        "max_latency", "sum_cost", "distinct_user_id", "p50_latency_ms", "p99_latency_ms",
+        "p99_9_latency_ms", "top_country", "channel", "revision");
+    assertThat(v.get("window_start_ms").asLong()).isEqualTo(START);
+    assertThat(v.get("window_end_ms").asLong()).isEqualTo(END);
+    assertThat(v.get("event_count").asLong()).isEqualTo(6);
+    assertThat(v.get("sum_latency").asDouble()).isEqualTo(210.0);
+    assertThat(v.get("min_latency").asDouble()).isEqualTo(10.0);
+    assertThat(v.get("max_latency").asDouble()).isEqualTo(60.0);
+    assertThat(v.get("sum_cost").asDouble()).isZero();
+    assertThat(v.get("distinct_user_id").get("estimate").asLong()).isEqualTo(4);
+    assertThat(v.get("distinct_user_id").get("rse").asDouble()).isPositive();
+    assertThat(v.get("p50_latency_ms").get("estimate").asDouble()).isBetween(30.0, 40.0);
+    assertThat(v.get("p50_latency_ms").has("rank_error")).isTrue();
+    assertThat(v.get("top_country")).hasSize(2);
+    assertThat(v.get("top_country").get(0).get("item").asText()).isEqualTo("ie");
+    assertThat(v.get("top_country").get(0).get("estimate").asLong()).isEqualTo(3);
+    assertThat(v.get("top_country").get(0).get("error").asLong()).isZero();
+    assertThat(v.get("top_country").get(1).get("item").asText()).isEqualTo("fr");
+    assertThat(v.get("channel").asText()).isEqualTo("web");
+    assertThat(v.get("revision").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldOmitMinMaxAndQuantilesWhenNoValueWasSeen() throws Exception {
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    agg.update(new double[] {Double.NaN, Double.NaN}, null, null, Double.NaN);
+
+    JsonNode v = JSON.readTree(new ResultFormatter(job).format("k", START, END, agg, 0, null)).get("value");
+
+    assertThat(fieldNames(v)).containsExactly(
+        "window_start_ms", "window_end_ms", "event_count", "sum_latency", "sum_cost",
+        "distinct_user_id", "top_country", "revision");
+    assertThat(v.get("top_country")).isEmpty();
+    assertThat(v.get("distinct_user_id").get("estimate").asLong()).isZero();
+  }
+
+  @Test
+  void shouldWriteTheRollingSummaryOfTheSeedDocument() throws Exception {
+    JobSpec job = JobSpecLoader.load(Path.of("..", "examples", "rolling-2min.yaml"), Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    agg.update(new double[] {2.0, 0.5}, null, null, Double.NaN);
+    agg.update(new double[] {3.0, 0.0}, null, null, Double.NaN);
+    long start = 1_780_664_040_000L; // 2026-06-05 12:54:00 UTC
+
+    JsonNode r = JSON.readTree(new ResultFormatter(job)
+        .format("u1", start, start + 120_000, agg, 0, new String[] {"roulette", "web"}));
+
+    assertThat(r.get("event").asText()).isEqualTo("session_summary");
+    assertThat(r.get("user_id").asText()).isEqualTo("u1");
+    assertThat(r.get("timestamp").asText()).isEqualTo("2026-06-05 12:54:00");
+    JsonNode v = r.get("value");
+    assertThat(v.get("event_count").asLong()).isEqualTo(2);
+    assertThat(v.get("window_end_ms").asLong() - v.get("window_start_ms").asLong()).isEqualTo(120_000);
+    assertThat(v.get("sum_stake").asDouble()).isEqualTo(5.0);
+    assertThat(v.get("game_code").asText()).isEqualTo("roulette");
+    assertThat(v.get("channel").asText()).isEqualTo("web");
+  }
+
+  @Test
+  void shouldWriteNullForANonFiniteSumAndEscapeKeys() throws Exception {
+    JobSpec job = JobSpecLoader.parse(
+        "name: n\ninput: {keyPointer: /k, timePointer: /t, numericFields: [/v]}\nwindow: {size: 1s}\n", Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    agg.update(new double[] {Double.MAX_VALUE}, null, null, Double.NaN);
+    agg.update(new double[] {Double.MAX_VALUE}, null, null, Double.NaN);
+
+    JsonNode r = JSON.readTree(new ResultFormatter(job).format("a\"b\\c\u2603", -1000, 0, agg, 0, null));
+
+    assertThat(r.get("key").asText()).isEqualTo("a\"b\\c\u2603");
+    assertThat(r.get("timestamp").asText()).isEqualTo("1969-12-31 23:59:59");
+    assertThat(r.get("value").get("sum_v").isNull()).isTrue();
+    assertThat(r.get("value").get("max_v").asDouble()).isEqualTo(Double.MAX_VALUE);
+  }
+
+  @Test
+  void shouldKeyResultsByKeyAndWindowStart() {
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    assertThat(new ResultFormatter(job).resultKey("ad42", START)).isEqualTo("ad42@1700000000000");
+    assertThat(new ResultFormatter(job).resultKey("a@b", -5)).isEqualTo("a@b@-5");
+  }
+
+  private static List<String> fieldNames(JsonNode n) {
+    List<String> names = new ArrayList<>();
+    n.fieldNames().forEachRemaining(names::add);
+    return names;
+  }
+}
