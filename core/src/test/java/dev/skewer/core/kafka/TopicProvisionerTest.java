@@ -1,0 +1,64 @@
+package dev.skewer.core.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skewer.core.job.TopicsSpec;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class TopicProvisionerTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private final FakeAdmin broker = new FakeAdmin();
+
+  @Test
+  void shouldCreateEveryTopicWithItsPartitionsAndACompactedResultsTopic() {
+    TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
+
+    assertThat(broker.partitions).containsExactly(
+        Map.entry("events", 4), Map.entry("skewer.partials", 2), Map.entry("skewer.results", 2),
+        Map.entry("skewer.late", 4), Map.entry("skewer.dlq", 4));
+    assertThat(broker.configs.get("skewer.results")).containsEntry("cleanup.policy", "compact");
+    assertThat(broker.configs.get("events")).doesNotContainKey("cleanup.policy");
+  }
+
+  @Test
+  void shouldCreateOnlyMissingTopicsAndLeaveExistingOnesAlone() {
+    broker.partitions.put("events", 12); // differs from the job: a WARN, not a change
+    broker.partitions.put("skewer.dlq", 4);
+
+    TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
+
+    assertThat(broker.createRequests).containsExactly("skewer.partials", "skewer.results", "skewer.late");
+    assertThat(broker.partitions.get("events")).isEqualTo(12);
+  }
+
+  @Test
+  void shouldBeIdempotent() {
+    TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
+    broker.createRequests.clear();
+
+    TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
+
+    assertThat(broker.createRequests).isEmpty();
+  }
+
+  @Test
+  void shouldTolerateAConcurrentCreator() {
+    broker.raceCreated.add("skewer.partials");
+
+    TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
+
+    assertThat(broker.partitions).containsKeys("events", "skewer.results", "skewer.late", "skewer.dlq");
+  }
+
+  @Test
+  void shouldApplyExtraConfigsToEveryCreatedTopic() {
+    TopicProvisioner.ensureTopics(
+        broker.admin(), TopicsSpec.defaults(), TIMEOUT, Map.of("retention.ms", "-1"));
+
+    assertThat(broker.configs.values()).allSatisfy(c -> assertThat(c).containsEntry("retention.ms", "-1"));
+    assertThat(broker.configs.get("skewer.results")).containsEntry("cleanup.policy", "compact");
+  }
+}
