@@ -1,0 +1,91 @@
+package dev.skewer.core.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.core.HazelcastInstance;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class HazelcastMembersTest {
+
+  @Test
+  void shouldFormAClusterOfTwoWhenBothMembersListEachOther() throws IOException {
+    // given
+    int p1 = freePort();
+    int p2 = freePort();
+    List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
+    String cluster = "skewer-test-" + p1;
+    HazelcastInstance node = null;
+    HazelcastInstance coordinator = null;
+    try {
+      // when
+      node = HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
+      coordinator = HazelcastMembers.start(
+          ClusterSettings.loopback(cluster, p2, members), "coordinator-1", "coordinator");
+
+      // then: start returns after the join, so both see each other at once
+      assertThat(node.getCluster().getMembers()).hasSize(2);
+      assertThat(coordinator.getCluster().getMembers().stream()
+              .map(m -> m.getAttribute(HazelcastMembers.ROLE_ATTRIBUTE) + "/"
+                  + m.getAttribute(HazelcastMembers.NAME_ATTRIBUTE))
+              .collect(Collectors.toSet()))
+          .containsExactlyInAnyOrder("node/node-1", "coordinator/coordinator-1");
+      Member local = node.getCluster().getLocalMember();
+      assertThat(local.getAddress().getPort()).isEqualTo(p1);
+    } finally {
+      if (coordinator != null) {
+        coordinator.getLifecycleService().terminate();
+      }
+      if (node != null) {
+        node.getLifecycleService().terminate();
+      }
+    }
+  }
+
+  @Test
+  void shouldConfigureKubernetesDiscoveryWithoutStartingAMember() {
+    Config config = HazelcastMembers.config(
+        new ClusterSettings("skewer", "0.0.0.0", 5701, List.of(), true, "skewer-hz.default.svc.cluster.local"),
+        "node-1", "node");
+
+    JoinConfig join = config.getNetworkConfig().getJoin();
+    assertThat(join.getKubernetesConfig().isEnabled()).isTrue();
+    assertThat(join.getKubernetesConfig().getProperty("service-dns"))
+        .isEqualTo("skewer-hz.default.svc.cluster.local");
+    assertThat(join.getTcpIpConfig().isEnabled()).isFalse();
+    assertThat(join.getMulticastConfig().isEnabled()).isFalse();
+    assertThat(join.getAutoDetectionConfig().isEnabled()).isFalse();
+    assertThat(config.getProperty("hazelcast.phone.home.enabled")).isEqualTo("false");
+    assertThat(config.getProperty("hazelcast.heartbeat.interval.seconds")).isEqualTo("1");
+    assertThat(config.getProperty("hazelcast.max.no.heartbeat.seconds")).isEqualTo("5");
+    assertThat(config.getMemberAttributeConfig().getAttributes())
+        .containsEntry("skewer.role", "node").containsEntry("skewer.name", "node-1");
+  }
+
+  @Test
+  void shouldValidateSettings() {
+    assertThatThrownBy(() -> ClusterSettings.loopback("c", 0, List.of()))
+        .hasMessage("port must be in [1, 65535], was 0");
+    assertThatThrownBy(() -> ClusterSettings.loopback("c", 5701, List.of("127.0.0.1")))
+        .hasMessage("members entries must be host:port, was '127.0.0.1'");
+    assertThatThrownBy(() -> ClusterSettings.loopback("c", 5701, List.of("127.0.0.1:15701-15703")))
+        .hasMessage("members entries must be host:port, was '127.0.0.1:15701-15703'");
+    assertThatThrownBy(() -> new ClusterSettings("c", "h", 5701, List.of(), true, null))
+        .hasMessage("kubernetesServiceDns must be set when kubernetes is true, was null");
+    assertThatThrownBy(() -> new ClusterSettings(" ", "h", 5701, List.of(), false, null))
+        .hasMessage("clusterName must be non-blank, was ' '");
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
