@@ -148,6 +148,12 @@ class EndToEndIT {
                 return report[0].ok();
               });
       assertThat(report[0].problems()).isEmpty();
+      System.err.printf(
+          "e2e: %s; late %d, DLQ %d, windows expecting revisions %d%n",
+          report[0].summary(),
+          reference.late().size(),
+          reference.dlq().size(),
+          reference.windows().values().stream().filter(w -> w.revisionExpected()).count());
       assertThat(report[0].resultCount()).isEqualTo(reference.totalCount());
       assertThat(cluster.sendFailures()).isZero();
 
