@@ -57,6 +57,7 @@ public final class EventDecoder {
       JsonFactory.builder()
           .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
           .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+          .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
           .build();
 
   private static final int KEY = -1;
