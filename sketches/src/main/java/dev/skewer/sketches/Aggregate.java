@@ -135,8 +135,9 @@ public final class Aggregate {
    * @param distinctItem item for the distinct count, or null (ignored if distinct is off)
    * @param frequentItem item for the heavy hitters, or null (ignored if frequencies are off)
    * @param quantileValue value for the quantiles, NaN if absent (ignored if quantiles are off)
-   * @throws IllegalArgumentException for a wrong number of numeric values or an infinite value;
-   *     the aggregate is then unchanged
+   * @throws IllegalArgumentException for a wrong number of numeric values, an infinite value or
+   *     a {@code frequentItem} with a lone surrogate (it could not cross the wire as UTF-8); the
+   *     aggregate is then unchanged
    */
   public void update(double[] numeric, String distinctItem, String frequentItem, double quantileValue) {
     int n = spec.numericFields();
@@ -148,6 +149,10 @@ public final class Aggregate {
       if (Double.isInfinite(numeric[i])) {
         throw new IllegalArgumentException("numeric[" + i + "] must be finite or NaN, was " + numeric[i]);
       }
+    }
+    if (frequencies != null && frequentItem != null && hasLoneSurrogate(frequentItem)) {
+      // stored items travel as UTF-8, which cannot carry a lone surrogate
+      throw new IllegalArgumentException("frequentItem must be valid Unicode (lone surrogate)");
     }
     if (Double.isInfinite(quantileValue)) {
       throw new IllegalArgumentException("quantileValue must be finite or NaN, was " + quantileValue);
@@ -176,6 +181,23 @@ public final class Aggregate {
     if (quantiles != null && !Double.isNaN(quantileValue)) {
       quantiles.update(quantileValue);
     }
+  }
+
+  private static boolean hasLoneSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+          continue;
+        }
+        return true;
+      }
+      if (Character.isLowSurrogate(c)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -39,6 +39,17 @@ class AggregateTest {
   }
 
   @Test
+  void shouldRefuseLoneSurrogatesWhenItemsAreStored() {
+    Aggregate a = Aggregate.empty(SketchSpec.countsOnly(0).withFrequencies());
+    assertThatThrownBy(() -> a.update(null, null, "bad\uD800", Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lone surrogate");
+    a.update(null, null, "ok\uD83D\uDE00", Double.NaN);
+    assertThat(AggregateCodec.decode(AggregateCodec.encode(a)).frequency("ok\uD83D\uDE00").estimate())
+        .isEqualTo(1);
+  }
+
+  @Test
   void shouldRefuseMergeWhenSpecsDiffer() {
     Aggregate a = Aggregate.empty(SketchSpec.countsOnly(1).withDistinct(12, 25));
     Aggregate b = Aggregate.empty(SketchSpec.countsOnly(1).withDistinct(14, 25));
