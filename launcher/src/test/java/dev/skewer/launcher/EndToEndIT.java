@@ -165,7 +165,7 @@ class EndToEndIT {
           TopicReader.readAll(kafka.bootstrapServers(), job.topics().dlq(), Duration.ofSeconds(20));
       assertThat(payloads(dlq)).isEqualTo(sortedJson(reference.dlq()));
       for (ConsumerRecord<byte[], byte[]> r : dlq) {
-        Header reason = r.headers().lastHeader("skewer.reason");
+        Header reason = r.headers().lastHeader(DlqReason.HEADER);
         assertThat(reason).as("every DLQ record names its reason").isNotNull();
         assertThat(DlqReason.values())
             .extracting(DlqReason::code)
@@ -179,7 +179,7 @@ class EndToEndIT {
                   r ->
                       DlqReason.FUTURE_TIME
                           .code()
-                          .equals(new String(r.headers().lastHeader("skewer.reason").value(), StandardCharsets.UTF_8)))
+                          .equals(new String(r.headers().lastHeader(DlqReason.HEADER).value(), StandardCharsets.UTF_8)))
               .count();
       assertThat(futureRouted).isEqualTo(futureCount);
 

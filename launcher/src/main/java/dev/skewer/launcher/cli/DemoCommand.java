@@ -120,6 +120,12 @@ public final class DemoCommand implements Callable<Integer> {
       try (LocalCluster cluster =
           LocalCluster.start(
               job, settings, nodes, coordinators, true, httpPort, registry, Clock.systemUTC())) {
+        long settleDeadline = System.currentTimeMillis() + 60_000;
+        while (!cluster.assignmentsSettled(
+                job.topics().eventsPartitions(), job.topics().partialsPartitions())
+            && System.currentTimeMillis() < settleDeadline) {
+          Thread.sleep(100); // let the consumer groups settle so no partition is replayed
+        }
         out.printf(
             "Cluster up. HTTP API: http://127.0.0.1:%d/api/v1/topk?k=10  (Ctrl-C stops the demo)%n",
             cluster.httpPort());

@@ -150,11 +150,14 @@ public final class LocalCluster implements AutoCloseable {
     for (CoordinatorRuntime c : coordinators) {
       c.close();
     }
-    for (HazelcastInstance hz : members) {
+    if (!members.isEmpty()) {
       try {
-        hz.shutdown();
+        // every member is ours: one orderly cluster-wide shutdown instead of members
+        // suspecting each other as they leave one by one
+        members.get(0).getCluster().shutdown();
       } catch (RuntimeException e) {
-        LOG.warn("Hazelcast member did not shut down cleanly", e);
+        LOG.warn("Hazelcast cluster did not shut down cleanly", e);
+        members.forEach(HazelcastInstance::shutdown);
       }
     }
   }

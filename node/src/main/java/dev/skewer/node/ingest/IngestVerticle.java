@@ -263,7 +263,7 @@ public final class IngestVerticle extends VerticleBase {
           r.partition(),
           r.offset());
       RecordHeaders headers = sourceHeaders(r);
-      headers.add("skewer.reason", reason.code().getBytes(StandardCharsets.UTF_8));
+      headers.add(DlqReason.HEADER, reason.code().getBytes(StandardCharsets.UTF_8));
       out.add(new ProducerRecord<>(job.topics().dlq(), null, r.key(), r.value(), headers));
       return;
     }
