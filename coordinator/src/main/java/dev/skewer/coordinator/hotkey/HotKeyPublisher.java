@@ -1,0 +1,186 @@
+package dev.skewer.coordinator.hotkey;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.skewer.core.hotkey.HotKey;
+import dev.skewer.core.hotkey.HotKeyCodec;
+import dev.skewer.core.hotkey.HotKeyFollower;
+import dev.skewer.core.hotkey.HotKeyTable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the hot-key table: to the compacted topic (one record per changed key, a tombstone
+ * per key that left the table; see {@link HotKeyCodec}) and, when a Hazelcast instance is given,
+ * to the IMap {@value #MAP_NAME} (key → encoded value, removed when the key leaves).
+ *
+ * <p>Blocking: {@link #publish} returns once the broker acknowledged every record; run it off the
+ * event loop. It publishes only the changes since the last successful publication, so calling it
+ * with an unchanged table costs nothing; on failure it throws and the next call retries the same
+ * changes. Thread-safe (publications are serialized).
+ */
+public final class HotKeyPublisher implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HotKeyPublisher.class);
+  /** Name of the Hazelcast map that mirrors the table. */
+  public static final String MAP_NAME = "skewer.hotkeys";
+  public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Producer<byte[], byte[]> producer;
+  private final boolean ownsProducer;
+  private final String topic;
+  private final HazelcastInstance hazelcast;
+  private HotKeyTable published = HotKeyTable.EMPTY;
+
+  /**
+   * @param producer sends the records (not closed by {@link #close})
+   * @param topic the compacted hot-key topic
+   * @param hazelcast where to mirror the table, or {@code null}
+   */
+  public HotKeyPublisher(Producer<byte[], byte[]> producer, String topic, HazelcastInstance hazelcast) {
+    this(producer, false, topic, hazelcast);
+  }
+
+  private HotKeyPublisher(
+      Producer<byte[], byte[]> producer, boolean owns, String topic, HazelcastInstance hazelcast) {
+    if (producer == null) {
+      throw new IllegalArgumentException("producer must not be null");
+    }
+    if (topic == null || topic.isBlank()) {
+      throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
+    }
+    this.producer = producer;
+    this.ownsProducer = owns;
+    this.topic = topic;
+    this.hazelcast = hazelcast;
+  }
+
+  /** A publisher with its own idempotent producer on {@code bootstrap} (closed by {@link #close}). */
+  public static HotKeyPublisher create(String bootstrap, String topic, HazelcastInstance hazelcast) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-hotkeys-publisher");
+    return new HotKeyPublisher(new KafkaProducer<>(config), true, topic, hazelcast);
+  }
+
+  /** Creates the compacted hot-key topic (one partition) unless it exists. Blocking. */
+  public static void ensureTopic(Admin admin, String topic, short replicationFactor, Duration timeout) {
+    NewTopic t = new NewTopic(topic, 1, replicationFactor)
+        .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+    try {
+      admin.createTopics(List.of(t)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("cannot create hot-key topic " + topic, e.getCause());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted creating hot-key topic " + topic, e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("timed out creating hot-key topic " + topic, e);
+    }
+  }
+
+  /**
+   * Publishes what changed since the last successful publication; returns the changes (empty if
+   * none). Blocks until acknowledged or {@link #DEFAULT_SEND_TIMEOUT}.
+   *
+   * @throws IllegalStateException when the broker did not acknowledge every record
+   */
+  public synchronized HotKeyTable.Changes publish(HotKeyTable table) {
+    HotKeyTable.Changes changes = table.changesSince(published);
+    if (changes.isEmpty()) {
+      return changes;
+    }
+    List<Future<RecordMetadata>> sends = new ArrayList<>();
+    for (HotKey h : changes.upserted()) {
+      sends.add(producer.send(new ProducerRecord<>(
+          topic, HotKeyCodec.encodeKey(h.key()), HotKeyCodec.encodeValue(h))));
+    }
+    for (String key : changes.removed()) {
+      sends.add(producer.send(new ProducerRecord<>(topic, HotKeyCodec.encodeKey(key), null)));
+    }
+    producer.flush();
+    long deadline = System.nanoTime() + DEFAULT_SEND_TIMEOUT.toNanos();
+    try {
+      for (Future<RecordMetadata> f : sends) {
+        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("publishing hot keys to topic " + topic + " failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("publishing hot keys to topic " + topic + " timed out", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted publishing hot keys to topic " + topic, e);
+    }
+    if (hazelcast != null) {
+      IMap<String, byte[]> map = hazelcast.getMap(MAP_NAME);
+      Map<String, byte[]> upserts = new HashMap<>();
+      for (HotKey h : changes.upserted()) {
+        upserts.put(h.key(), HotKeyCodec.encodeValue(h));
+      }
+      map.putAll(upserts);
+      for (String key : changes.removed()) {
+        map.delete(key);
+      }
+    }
+    published = table;
+    LOG.info("published hot keys to topic=[{}]: {} upserted, {} removed, {} hot",
+        topic, changes.upserted().size(), changes.removed().size(), table.size());
+    return changes;
+  }
+
+  /** The last table published successfully. */
+  public synchronized HotKeyTable published() {
+    return published;
+  }
+
+  /** The table mirrored in {@code hazelcast}'s {@value #MAP_NAME} (e.g. for the HTTP API). */
+  public static HotKeyTable readHazelcast(HazelcastInstance hazelcast) {
+    IMap<String, byte[]> map = hazelcast.getMap(MAP_NAME);
+    List<HotKey> entries = new ArrayList<>();
+    Set<Map.Entry<String, byte[]>> all = map.entrySet();
+    for (Map.Entry<String, byte[]> e : all) {
+      entries.add(HotKeyCodec.decode(HotKeyCodec.encodeKey(e.getKey()), e.getValue()));
+    }
+    return HotKeyTable.of(entries);
+  }
+
+  /** Default topic name, the same the producer side follows. */
+  public static String defaultTopic() {
+    return HotKeyFollower.DEFAULT_TOPIC;
+  }
+
+  @Override
+  public void close() {
+    if (ownsProducer) {
+      producer.close(Duration.ofSeconds(10));
+    }
+  }
+}
