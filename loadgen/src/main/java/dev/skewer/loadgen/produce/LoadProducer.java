@@ -1,5 +1,9 @@
 package dev.skewer.loadgen.produce;
 
+import dev.skewer.core.hotkey.HotKeyFollower;
+import dev.skewer.core.hotkey.HotKeySource;
+import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.hotkey.SaltRouter;
 import dev.skewer.loadgen.partition.EventPartitioner;
 import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.workload.GeneratedEvent;
@@ -20,12 +24,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends a {@link Workload} to a topic with a plain idempotent {@link KafkaProducer}, each record
- * to the partition {@link EventPartitioner} computes for its key, at a target rate.
+ * Sends a {@link Workload} to a topic with a plain idempotent {@link KafkaProducer} at a target
+ * rate, with hot-key salting on by default.
+ *
+ * <p>Salting on ({@link Builder#salting}, the default): the hot-key table comes from a supplied
+ * {@link HotKeySource} ({@link Builder#hotKeys}) or else from a {@link HotKeyFollower} of the
+ * compacted topic ({@link Builder#hotKeysTopic}, default {@code skewer.hotkeys}). A hot key's
+ * records get the record key {@code key#i}, the salts {@code i} taken round-robin per key, and go
+ * to the partition {@link SaltRouter} computes, which is exactly where {@code SaltingPartitioner}
+ * would send them; cold keys keep their record key and Kafka's default partition. Salting off:
+ * every record to {@link EventPartitioner}'s partition of its record key, as before. Either way
+ * the record is sent to an explicit partition, which is handed to the reference.
  *
  * <p>{@link #run} blocks until the workload ends or {@link #stop} is called, then flushes and
  * returns a {@link LoadSummary}; run it on its own thread. Each sent event is fed, in send order,
- * to the optional {@link ExactReference} on the sending thread. Progress is reported on the
+ * to the optional {@link ExactReference} on the sending thread, with the partition it was sent
+ * to. Progress is reported on the
  * sending thread at most once per second and once at the end.
  *
  * <p>The record timestamp is the event time for NORMAL and LATE events and the wall clock for
@@ -50,6 +64,11 @@ public final class LoadProducer implements AutoCloseable {
   private final double ratePerSecond;
   private final ExactReference reference;
   private final Consumer<Progress> progress;
+  private final HotKeySource hotKeys;
+  private final HotKeyFollower follower;
+  private final SaltRouter router = SaltRouter.withDefaultSeparator();
+  private final Map<String, int[]> nextSalt = new HashMap<>();
+  private long salted;
   private volatile boolean stopped;
 
   private LoadProducer(Builder b) {
@@ -72,8 +91,24 @@ public final class LoadProducer implements AutoCloseable {
     config.putAll(b.overrides);
     this.producer = new KafkaProducer<>(config);
     this.partitions = producer.partitionsFor(topic).size();
+    if (!b.salting) {
+      this.hotKeys = null;
+      this.follower = null;
+    } else if (b.hotKeys != null) {
+      this.hotKeys = b.hotKeys;
+      this.follower = null;
+    } else {
+      Map<String, Object> consumer = new HashMap<>();
+      consumer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap);
+      consumer.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen-hotkeys");
+      this.follower = HotKeyFollower.start(consumer, b.hotKeysTopic);
+      this.hotKeys = follower;
+    }
     if (reference != null && reference.partitions() != partitions) {
       producer.close(Duration.ZERO);
+      if (follower != null) {
+        follower.close();
+      }
       throw new IllegalArgumentException(
           "reference simulates " + reference.partitions() + " partitions but topic " + topic
               + " has " + partitions);
@@ -119,10 +154,20 @@ public final class LoadProducer implements AutoCloseable {
         scheduled++;
       }
       GeneratedEvent event = workload.next();
-      byte[] key = event.recordKey() == null
-          ? null : event.recordKey().getBytes(StandardCharsets.UTF_8);
-      int partition = EventPartitioner.partition(
-          event.recordKey() == null ? "" : event.recordKey(), partitions);
+      String recordKey = event.recordKey() == null ? "" : event.recordKey();
+      HotKeyTable table = hotKeys == null ? HotKeyTable.EMPTY : hotKeys.current();
+      if (!table.isEmpty() && table.get(recordKey) != null) {
+        int fanout = table.get(recordKey).fanout();
+        int[] counter = nextSalt.computeIfAbsent(recordKey, k -> new int[1]);
+        int salt = counter[0] % fanout;
+        counter[0] = salt + 1;
+        recordKey = router.recordKey(table, recordKey, salt);
+        salted++;
+      }
+      byte[] key = event.recordKey() == null ? null : recordKey.getBytes(StandardCharsets.UTF_8);
+      int partition = key == null
+          ? EventPartitioner.partition("", partitions)
+          : router.partition(table, key, partitions);
       long timestamp = event.wellFormed() ? event.eventTimeMs() : System.currentTimeMillis();
       producer.send(
           new ProducerRecord<>(topic, partition, timestamp, key, event.json()),
@@ -136,7 +181,7 @@ public final class LoadProducer implements AutoCloseable {
             }
           });
       if (reference != null) {
-        reference.accept(event);
+        reference.accept(event, partition);
       }
       byKind[event.kind().ordinal()]++;
       sent++;
@@ -163,6 +208,16 @@ public final class LoadProducer implements AutoCloseable {
         Duration.ofNanos(elapsedNs), sent * 1e9 / elapsedNs);
   }
 
+  /** How many records were sent with a salted record key. */
+  public long salted() {
+    return salted;
+  }
+
+  /** The hot-key table salting uses now ({@code EMPTY} with salting off). */
+  public HotKeyTable hotKeys() {
+    return hotKeys == null ? HotKeyTable.EMPTY : hotKeys.current();
+  }
+
   /** Asks a running {@link #run} to stop after the current event; it then flushes and returns. */
   public void stop() {
     stopped = true;
@@ -173,6 +228,9 @@ public final class LoadProducer implements AutoCloseable {
   public void close() {
     stopped = true;
     producer.close(Duration.ofSeconds(30));
+    if (follower != null) {
+      follower.close();
+    }
   }
 
   /** Configuration of a {@link LoadProducer}. */
@@ -182,6 +240,9 @@ public final class LoadProducer implements AutoCloseable {
     private double ratePerSecond;
     private ExactReference reference;
     private Consumer<Progress> progress;
+    private boolean salting = true;
+    private HotKeySource hotKeys;
+    private String hotKeysTopic = HotKeyFollower.DEFAULT_TOPIC;
     private final Map<String, Object> overrides = new HashMap<>();
 
     private Builder(String bootstrap, String topic) {
@@ -214,6 +275,27 @@ public final class LoadProducer implements AutoCloseable {
     /** Called on the sending thread at most once per second, and once at the end. */
     public Builder progress(Consumer<Progress> progress) {
       this.progress = progress;
+      return this;
+    }
+
+    /** Hot-key salting on (the default) or off (every record on its key's default partition). */
+    public Builder salting(boolean on) {
+      this.salting = on;
+      return this;
+    }
+
+    /** Salting reads its table from {@code source} (no topic is followed). */
+    public Builder hotKeys(HotKeySource source) {
+      this.hotKeys = source;
+      return this;
+    }
+
+    /** The compacted hot-key topic salting follows when no source is supplied. */
+    public Builder hotKeysTopic(String topic) {
+      if (topic == null || topic.isBlank()) {
+        throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
+      }
+      this.hotKeysTopic = topic;
       return this;
     }
 

@@ -16,8 +16,7 @@ import java.util.Map;
  * Brute-force ground truth for tumbling event-time windows, computed from the generated events
  * in send order exactly as a node routes them.
  *
- * <p>Per source partition (Kafka's default keyed partitioning of the record key) it tracks the
- * watermark {@code max event time seen - delay}. For each event, in order:
+ * <p>Per source partition it tracks the watermark {@code max event time seen - delay}. For each event, in order:
  *
  * <ol>
  *   <li>MALFORMED and FUTURE events go to {@link #dlq()} and do not move the watermark;
@@ -28,7 +27,13 @@ import java.util.Map;
  *   <li>the partition's watermark becomes {@code max(event times) - delay}.
  * </ol>
  *
- * A LATE-kind event may well be on time (its partition's watermark may lag): the simulation
+ * An event's source partition is the one the producer sent it to: {@link #accept(GeneratedEvent,
+ * int)} takes it from the producer (with hot-key salting the record key may be {@code key#i} and
+ * the partition depends on the hot-key table of the moment); {@link #accept(GeneratedEvent)}
+ * computes Kafka's default keyed partition of the record key (salting off). Either way the
+ * aggregation key is the bare {@link GeneratedEvent#key()}.
+ *
+ * <p>A LATE-kind event may well be on time (its partition's watermark may lag): the simulation
  * decides, never the kind.
  *
  * <p>Not thread-safe: feed it from one thread, read it after handing it over (e.g. after {@code
@@ -100,13 +105,28 @@ public final class ExactReference {
         sketchSpec);
   }
 
-  /** Folds in the next event in send order and says where it went. */
+  /**
+   * Folds in the next event in send order, on Kafka's default partition of its record key, and
+   * says where it went.
+   */
   public Route accept(GeneratedEvent event) {
     if (event.kind() == EventKind.MALFORMED || event.kind() == EventKind.FUTURE) {
       dlq.add(event);
       return Route.DLQ;
     }
-    int p = EventPartitioner.partition(event.recordKey(), partitions);
+    return accept(event, EventPartitioner.partition(event.recordKey(), partitions));
+  }
+
+  /** Folds in the next event in send order, sent to source partition {@code p}. */
+  public Route accept(GeneratedEvent event, int p) {
+    if (p < 0 || p >= partitions) {
+      throw new IllegalArgumentException(
+          "partition must be in [0, " + partitions + "): " + p);
+    }
+    if (event.kind() == EventKind.MALFORMED || event.kind() == EventKind.FUTURE) {
+      dlq.add(event);
+      return Route.DLQ;
+    }
     long ts = event.eventTimeMs();
     long windowStartMs = Math.floorDiv(ts, windowSizeMs) * windowSizeMs;
     long windowEndMs = windowStartMs + windowSizeMs;

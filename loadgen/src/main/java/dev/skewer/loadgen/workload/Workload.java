@@ -36,6 +36,8 @@ public final class Workload implements Iterator<GeneratedEvent> {
   private final double malformedBelow;
   private final double futureBelow;
   private final double logMedian;
+  private final String burstKey;
+  private long firstNominalMs = Long.MIN_VALUE;
   private long index;
 
   private Workload(WorkloadSpec spec, Clock clock) {
@@ -54,6 +56,7 @@ public final class Workload implements Iterator<GeneratedEvent> {
     this.malformedBelow = lateBelow + spec.malformedFraction();
     this.futureBelow = malformedBelow + spec.futureFraction();
     this.logMedian = Math.log(spec.valueMedian());
+    this.burstKey = spec.burstShare() > 0 ? keyNames[spec.keys() - 1] : null;
   }
 
   /** The simulated workload of {@code spec}: event times follow from the event index. */
@@ -76,6 +79,11 @@ public final class Workload implements Iterator<GeneratedEvent> {
   /** How many events have been generated so far. */
   public long generated() {
     return index;
+  }
+
+  private boolean inBurst(long nominalMs) {
+    long offset = nominalMs - firstNominalMs;
+    return offset >= spec.burstStartMs() && offset < spec.burstStartMs() + spec.burstDurationMs();
   }
 
   @Override
@@ -103,8 +111,13 @@ public final class Workload implements Iterator<GeneratedEvent> {
         kind = EventKind.FUTURE;
       }
     }
+    if (firstNominalMs == Long.MIN_VALUE) {
+      firstNominalMs = nominalMs;
+    }
     String key;
-    if (spec.hotKeyShare() > 0 && random.nextDouble() < spec.hotKeyShare()) {
+    if (burstKey != null && inBurst(nominalMs) && random.nextDouble() < spec.burstShare()) {
+      key = burstKey;
+    } else if (spec.hotKeyShare() > 0 && random.nextDouble() < spec.hotKeyShare()) {
       key = keyNames[0];
     } else {
       key = keyNames[spec.hotKeyShare() > 0 ? 1 + zipf.sample(random) : zipf.sample(random)];

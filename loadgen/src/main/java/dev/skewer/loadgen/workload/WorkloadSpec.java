@@ -14,7 +14,10 @@ import java.time.Duration;
  *   <li>kind: LATE with probability {@code lateFraction}, else MALFORMED with {@code
  *       malformedFraction}, else FUTURE with {@code futureFraction}, else NORMAL (one uniform
  *       draw, only if any fraction is positive);
- *   <li>key: {@code "ad0"} with probability {@code hotKeyShare} (one draw, only if positive), else
+ *   <li>key: during the burst (nominal time within {@code [burstStartMs, burstStartMs +
+ *       burstDurationMs)} of event 0's), {@code "ad" + (keys - 1)} with probability {@code
+ *       burstShare} (one draw, only if positive and in the burst); else {@code "ad0"} with
+ *       probability {@code hotKeyShare} (one draw, only if positive), else
  *       {@code "ad" + k}: k Zipf({@code zipfS}) over {@code [0, keys)}, or over {@code [1, keys)}
  *       when there is a hot key;
  *   <li>user: {@code "u" + id}, id uniform over {@code [0, users)};
@@ -39,6 +42,10 @@ import java.time.Duration;
  * @param malformedFraction share of MALFORMED events
  * @param futureFraction share of FUTURE events
  * @param seed the seed: the same spec yields the same events
+ * @param burstShare during the burst, the share of events carried by the burst key {@code "ad" +
+ *     (keys - 1)} (the coldest key of the Zipf ranking), {@code 0} for no burst
+ * @param burstStartMs when the burst starts, ms after event 0's nominal time
+ * @param burstDurationMs how long the burst lasts, ms
  */
 public record WorkloadSpec(
     String name,
@@ -56,7 +63,35 @@ public record WorkloadSpec(
     long lateByMs,
     double malformedFraction,
     double futureFraction,
-    long seed) {
+    long seed,
+    double burstShare,
+    long burstStartMs,
+    long burstDurationMs) {
+
+  /**
+   * A spec without a burst (the original sixteen components).
+   */
+  public WorkloadSpec(
+      String name,
+      long events,
+      int keys,
+      double zipfS,
+      double hotKeyShare,
+      int users,
+      double valueMedian,
+      double valueSigma,
+      long startMs,
+      long eventsPerSecond,
+      long disorderMs,
+      double lateFraction,
+      long lateByMs,
+      double malformedFraction,
+      double futureFraction,
+      long seed) {
+    this(name, events, keys, zipfS, hotKeyShare, users, valueMedian, valueSigma, startMs,
+        eventsPerSecond, disorderMs, lateFraction, lateByMs, malformedFraction, futureFraction,
+        seed, 0, 0, 0);
+  }
 
   /** T0 of the reference workloads. */
   public static final long T0_MS = 1_700_000_000_000L;
@@ -106,6 +141,15 @@ public record WorkloadSpec(
     requireFraction("lateFraction", lateFraction);
     requireFraction("malformedFraction", malformedFraction);
     requireFraction("futureFraction", futureFraction);
+    requireFraction("burstShare", burstShare);
+    if (burstStartMs < 0 || burstDurationMs < 0) {
+      throw new IllegalArgumentException("burstStartMs and burstDurationMs must be >= 0: "
+          + burstStartMs + ", " + burstDurationMs);
+    }
+    if (burstShare > 0 && (keys < 2 || hotKeyShare + burstShare > 1)) {
+      throw new IllegalArgumentException("a burst needs keys >= 2 and hotKeyShare + burstShare"
+          + " <= 1: keys=" + keys + " hotKeyShare=" + hotKeyShare + " burstShare=" + burstShare);
+    }
     if (lateFraction + malformedFraction + futureFraction > 1) {
       throw new IllegalArgumentException(
           "lateFraction + malformedFraction + futureFraction must be <= 1: "
@@ -154,77 +198,104 @@ public record WorkloadSpec(
         disorder.toMillis(), 0.002, lateBy.toMillis(), 0.001, 0.0005, seed);
   }
 
+  /**
+   * The burst preset: W1 where the coldest key {@code "ad" + (keys - 1)} suddenly carries {@code
+   * share} of all events from {@code start} after the first event for {@code duration}, then
+   * cools back to its Zipf share.
+   */
+  public static WorkloadSpec burst(
+      long events, long seed, Duration start, Duration duration, double share) {
+    return w1(events, seed).withName("burst").withBurst(share, start, duration);
+  }
+
+  /** {@link #burst} with 40% of the events from 5 s for 10 s. */
+  public static WorkloadSpec burst(long events, long seed) {
+    return burst(events, seed, Duration.ofSeconds(5), Duration.ofSeconds(10), 0.4);
+  }
+
+  /** The key that bursts: {@code "ad" + (keys - 1)}. */
+  public String burstKey() {
+    return "ad" + (keys - 1);
+  }
+
+  /** A burst of {@code share} of the events, {@code start} after event 0, for {@code duration}. */
+  public WorkloadSpec withBurst(double share, Duration start, Duration duration) {
+    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
+        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
+        malformedFraction, futureFraction, seed, share, start.toMillis(), duration.toMillis());
+  }
+
   public WorkloadSpec withName(String name) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withEvents(long events) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withKeys(int keys) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withZipfS(double zipfS) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withHotKeyShare(double hotKeyShare) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withUsers(int users) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   /** Simulated time: starts at {@code startMs} with {@code eventsPerSecond}. */
   public WorkloadSpec withTime(long startMs, long eventsPerSecond) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withDisorder(Duration disorder) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorder.toMillis(), lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   /** {@code lateFraction} of the events are LATE, {@code lateBy} behind the nominal time. */
   public WorkloadSpec withLate(double lateFraction, Duration lateBy) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateBy.toMillis(),
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withMalformed(double malformedFraction) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withFuture(double futureFraction) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 
   public WorkloadSpec withSeed(long seed) {
     return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
         valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed);
+        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
   }
 }
