@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Run a reference workload of BENCHMARK.md and print the figures.",
-    subcommands = {EngineBench.class, EndToEndBench.class})
+    subcommands = {EngineBench.class, EndToEndBench.class, dev.skewer.launcher.bench.HotKeyBench.class})
 public final class BenchCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
