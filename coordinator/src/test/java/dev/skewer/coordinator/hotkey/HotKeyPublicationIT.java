@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.skewer.core.hotkey.HotKey;
+import dev.skewer.core.hotkey.HotKeyFollower;
 import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.hotkey.SaltingConfig;
 import dev.skewer.core.hotkey.SaltingKeySerializer;
@@ -85,6 +86,25 @@ class HotKeyPublicationIT {
       publisher.publish(HotKeyTable.EMPTY);
       await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
           .untilAsserted(() -> assertThat(sendBatch(producer, 50)).containsExactly(bare));
+    }
+  }
+
+  @Test
+  void shouldFollowATopicCreatedAfterTheFollowerStarted() {
+    // given: a follower of a topic that does not exist yet
+    String late = "skewer.hotkeys.late";
+    try (HotKeyFollower follower =
+            HotKeyFollower.start(Map.of("bootstrap.servers", kafka.bootstrapServers()), late);
+        HotKeyPublisher publisher = HotKeyPublisher.create(kafka.bootstrapServers(), late, null)) {
+      assertThat(follower.current()).isEqualTo(HotKeyTable.EMPTY);
+      // when
+      HotKeyPublisher.ensureTopic(kafka.admin(), late, (short) 1, Duration.ofSeconds(30));
+      publisher.publish(HotKeyTable.of(new HotKey("ad1", 2, 5), new HotKey("ad2", 3, 6)));
+      publisher.publish(HotKeyTable.of(new HotKey("ad2", 5, 6)));
+      // then
+      await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+          assertThat(follower.current()).isEqualTo(HotKeyTable.of(new HotKey("ad2", 5, 6))));
+      assertThat(follower.badRecords()).isZero();
     }
   }
 
