@@ -1,6 +1,7 @@
 package dev.skewer.coordinator;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.coordinator.http.ApiVerticle;
 import dev.skewer.coordinator.stream.MergeVerticle;
 import dev.skewer.coordinator.topk.HazelcastTopKStore;
@@ -43,14 +44,15 @@ public final class CoordinatorRuntime implements AutoCloseable {
       CoordinatorSettings settings,
       HazelcastInstance hazelcast,
       MeterRegistry registry,
-      Clock clock)
+      Clock clock,
+      CheckpointStore checkpoints)
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
     TopKStore store =
         hazelcast != null
             ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
             : new InMemoryTopKStore(settings.topKWindows());
-    MergeVerticle merge = new MergeVerticle(settings, registry, clock, store);
+    MergeVerticle merge = new MergeVerticle(settings, registry, clock, store, checkpoints);
     ApiVerticle api =
         new ApiVerticle(
             settings.httpPort(),

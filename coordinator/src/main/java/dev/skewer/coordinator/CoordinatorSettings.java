@@ -2,6 +2,7 @@ package dev.skewer.coordinator;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -14,6 +15,7 @@ import java.util.Objects;
  * @param httpPort the HTTP API port (0 = any free port)
  * @param maxPendingRecords produced records awaiting acknowledgement above which polling pauses
  * @param topKWindows how many recent windows the top-K index keeps per partition
+ * @param checkpointInterval how often each owned partials partition is checkpointed
  */
 public record CoordinatorSettings(
     String coordinatorId,
@@ -22,12 +24,14 @@ public record CoordinatorSettings(
     String groupId,
     int httpPort,
     int maxPendingRecords,
-    int topKWindows) {
+    int topKWindows,
+    Duration checkpointInterval) {
 
   public static final String DEFAULT_GROUP_ID = "skewer-coordinators";
   public static final int DEFAULT_HTTP_PORT = 8080;
   public static final int DEFAULT_MAX_PENDING_RECORDS = 100_000;
   public static final int DEFAULT_TOP_K_WINDOWS = 360;
+  public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(5);
 
   public CoordinatorSettings {
     Objects.requireNonNull(coordinatorId, "coordinatorId");
@@ -39,6 +43,10 @@ public record CoordinatorSettings(
     }
     if (maxPendingRecords < 1) {
       throw new IllegalArgumentException("maxPendingRecords must be >= 1, was " + maxPendingRecords);
+    }
+    checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
+    if (checkpointInterval.isNegative() || checkpointInterval.isZero()) {
+      throw new IllegalArgumentException("checkpointInterval must be > 0, was " + checkpointInterval);
     }
     if (topKWindows < 1) {
       throw new IllegalArgumentException("topKWindows must be >= 1, was " + topKWindows);
@@ -54,6 +62,7 @@ public record CoordinatorSettings(
         DEFAULT_GROUP_ID,
         httpPort,
         DEFAULT_MAX_PENDING_RECORDS,
-        DEFAULT_TOP_K_WINDOWS);
+        DEFAULT_TOP_K_WINDOWS,
+        DEFAULT_CHECKPOINT_INTERVAL);
   }
 }

@@ -1,5 +1,6 @@
 package dev.skewer.node;
 
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.node.ingest.IngestVerticle;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -30,10 +31,11 @@ public final class NodeRuntime implements AutoCloseable {
   }
 
   /** Starts a node and waits until it has subscribed. */
-  public static NodeRuntime start(NodeSettings settings, MeterRegistry registry, Clock clock)
+  public static NodeRuntime start(
+      NodeSettings settings, MeterRegistry registry, Clock clock, CheckpointStore checkpoints)
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4));
-    IngestVerticle ingest = new IngestVerticle(settings, registry, clock);
+    IngestVerticle ingest = new IngestVerticle(settings, registry, clock, checkpoints);
     try {
       vertx.deployVerticle(ingest).await(60, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -129,6 +129,35 @@ public final class SourceWatermarks {
     return epoch[source];
   }
 
+  /** Writes every source's watermark, epoch, idle and reported flags. */
+  void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
+    out.writeInt(watermarkMs.length);
+    for (int s = 0; s < watermarkMs.length; s++) {
+      out.writeLong(watermarkMs[s]);
+      out.writeLong(epoch[s]);
+      out.writeByte(idle[s] ? 1 : 0);
+      out.writeByte(reported[s] ? 1 : 0);
+    }
+  }
+
+  /** Reads what {@link #writeTo} wrote, growing to at least {@code minSources}. */
+  static SourceWatermarks readFrom(java.nio.ByteBuffer in, int minSources) {
+    int n = in.getInt();
+    if (n < 1 || (long) n * 18 > in.remaining()) {
+      throw new dev.skewer.core.checkpoint.CheckpointFormatException(
+          "declared source count " + n + " does not fit the " + in.remaining() + " bytes left");
+    }
+    SourceWatermarks w = new SourceWatermarks(n);
+    for (int s = 0; s < n; s++) {
+      w.watermarkMs[s] = in.getLong();
+      w.epoch[s] = in.getLong();
+      w.idle[s] = in.get() != 0;
+      w.reported[s] = in.get() != 0;
+    }
+    w.resize(Math.max(n, minSources));
+    return w;
+  }
+
   private void ensure(int source) {
     if (source < 0) {
       throw new IllegalArgumentException("source partition must be >= 0, was " + source);

@@ -1,7 +1,17 @@
 package dev.skewer.coordinator.merge;
 
+import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
+import dev.skewer.core.wire.WireCodec;
+import dev.skewer.core.wire.WireFormatException;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
@@ -39,7 +49,7 @@ public final class WindowMerger {
   private final SketchSpec sketchSpec;
 
   // state
-  private final SourceWatermarks watermarks;
+  private SourceWatermarks watermarks;
   private final TreeMap<Long, WindowEntry> windows = new TreeMap<>(); // by window end
   private long droppedThroughMs = Long.MIN_VALUE; // windows ending at or before this are gone
   private long latePartials;
@@ -207,6 +217,115 @@ public final class WindowMerger {
   /** Windows currently held. */
   public int openWindows() {
     return windows.size();
+  }
+
+  private static final byte SNAPSHOT_VERSION = 1;
+
+  /**
+   * The whole state, encoded: the per-source watermarks and epochs, the dropped-through bound,
+   * and per held (key, window) its revision, changed flag and the held Partial of each source
+   * (wire encoding). Restoring it and replaying the partials topic from the same offset yields
+   * the same results.
+   */
+  public byte[] snapshot() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(SNAPSHOT_VERSION);
+      watermarks.writeTo(out);
+      out.writeLong(droppedThroughMs);
+      out.writeInt(windows.size());
+      for (WindowEntry w : windows.values()) {
+        out.writeLong(w.startMs);
+        out.writeLong(w.endMs);
+        out.writeInt(w.keys.size());
+        for (Map.Entry<String, KeyWindow> e : w.keys.entrySet()) {
+          byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+          out.writeInt(key.length);
+          out.write(key);
+          KeyWindow kw = e.getValue();
+          out.writeInt(kw.revision);
+          out.writeByte(kw.changed ? 1 : 0);
+          out.writeInt(kw.bySource.length);
+          for (Partial p : kw.bySource) {
+            if (p == null) {
+              out.writeByte(0);
+            } else {
+              out.writeByte(1);
+              byte[] wire = WireCodec.encode(p);
+              out.writeInt(wire.length);
+              out.write(wire);
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // in-memory stream: cannot happen
+    }
+    return bytes.toByteArray();
+  }
+
+  /**
+   * Rebuilds a merger from {@link #snapshot} bytes.
+   *
+   * @throws CheckpointFormatException if the bytes are not a valid snapshot
+   */
+  public static WindowMerger restore(
+      byte[] snapshot, int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
+    try {
+      ByteBuffer in = ByteBuffer.wrap(snapshot);
+      byte version = in.get();
+      if (version != SNAPSHOT_VERSION) {
+        throw new CheckpointFormatException("unknown coordinator snapshot version " + version);
+      }
+      WindowMerger m = new WindowMerger(sourcePartitions, allowedLatenessMs, sketchSpec);
+      m.watermarks = SourceWatermarks.readFrom(in, sourcePartitions);
+      m.droppedThroughMs = in.getLong();
+      int windowCount = count(in, 20);
+      for (int i = 0; i < windowCount; i++) {
+        WindowEntry w = new WindowEntry(in.getLong(), in.getLong());
+        int keys = count(in, 13);
+        for (int k = 0; k < keys; k++) {
+          byte[] key = new byte[count(in, 1)];
+          in.get(key);
+          KeyWindow kw = new KeyWindow(0);
+          kw.revision = in.getInt();
+          kw.changed = in.get() != 0;
+          int sources = count(in, 1);
+          kw.bySource = new Partial[Math.max(sources, m.watermarks.sourcePartitions())];
+          for (int s = 0; s < sources; s++) {
+            if (in.get() != 0) {
+              byte[] wire = new byte[count(in, 1)];
+              in.get(wire);
+              if (!(WireCodec.decode(wire) instanceof Partial p)) {
+                throw new CheckpointFormatException("a held message is not a Partial");
+              }
+              kw.bySource[s] = p;
+              m.heldPartials++;
+            }
+          }
+          if (kw.changed) {
+            w.changedKeys++;
+          }
+          w.keys.put(new String(key, StandardCharsets.UTF_8), kw);
+        }
+        m.windows.put(w.endMs, w);
+      }
+      if (in.hasRemaining()) {
+        throw new CheckpointFormatException(in.remaining() + " trailing bytes in coordinator snapshot");
+      }
+      return m;
+    } catch (BufferUnderflowException | WireFormatException e) {
+      throw new CheckpointFormatException("corrupt coordinator snapshot: " + e, e);
+    }
+  }
+
+  private static int count(ByteBuffer in, int minBytes) {
+    int n = in.getInt();
+    if (n < 0 || (long) n * minBytes > in.remaining()) {
+      throw new CheckpointFormatException(
+          "declared count " + n + " does not fit the " + in.remaining() + " bytes left");
+    }
+    return n;
   }
 
   private static long saturatingAdd(long a, long b) {

@@ -1,5 +1,7 @@
 package dev.skewer.coordinator.stream;
 
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.merge.FinalResult;
@@ -15,7 +17,9 @@ import dev.skewer.core.wire.WireCodec;
 import dev.skewer.core.wire.WireFormatException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -28,7 +32,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -60,6 +66,7 @@ public final class MergeVerticle extends VerticleBase {
   private final MeterRegistry registry;
   private final Clock clock;
   private final TopKStore topKStore;
+  private final CheckpointStore checkpoints;
 
   // transient state
   private KafkaReadStream<byte[], byte[]> consumer;
@@ -76,6 +83,7 @@ public final class MergeVerticle extends VerticleBase {
   private volatile boolean ready;
   private boolean stopping;
   private long metadataTimer = -1;
+  private long checkpointTimer = -1;
   private Future<Void> lastSend = Future.succeededFuture();
 
   // metrics
@@ -85,10 +93,17 @@ public final class MergeVerticle extends VerticleBase {
   private Counter partialsInvalid;
   private Counter resultsOut;
   private Counter revisionsOut;
+  private Timer checkpointDuration;
+  private DistributionSummary checkpointSize;
 
   public MergeVerticle(
-      CoordinatorSettings settings, MeterRegistry registry, Clock clock, TopKStore topKStore) {
+      CoordinatorSettings settings,
+      MeterRegistry registry,
+      Clock clock,
+      TopKStore topKStore,
+      CheckpointStore checkpoints) {
     this.settings = settings;
+    this.checkpoints = checkpoints;
     this.job = settings.job();
     this.registry = registry;
     this.clock = clock;
@@ -105,6 +120,13 @@ public final class MergeVerticle extends VerticleBase {
     partialsInvalid = counter(CoordinatorMetrics.PARTIALS_INVALID, id);
     resultsOut = counter(CoordinatorMetrics.RESULTS_OUT, id);
     revisionsOut = counter(CoordinatorMetrics.RESULT_REVISIONS, id);
+    checkpointDuration =
+        Timer.builder(CoordinatorMetrics.CHECKPOINT_DURATION).tag("coordinator", id).register(registry);
+    checkpointSize =
+        DistributionSummary.builder(CoordinatorMetrics.CHECKPOINT_SIZE)
+            .baseUnit("bytes")
+            .tag("coordinator", id)
+            .register(registry);
     Gauge.builder(CoordinatorMetrics.HELD_PARTIALS, heldPartials, AtomicLong::get)
         .tag("coordinator", id)
         .register(registry);
@@ -162,6 +184,8 @@ public final class MergeVerticle extends VerticleBase {
                   sourcePartitions);
               ready = true;
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
+              checkpointTimer =
+                  vertx.setPeriodic(settings.checkpointInterval().toMillis(), t -> checkpointAll());
               pollLoop();
             });
   }
@@ -178,7 +202,7 @@ public final class MergeVerticle extends VerticleBase {
               if (n > sourcePartitions) {
                 LOG.info("coordinator={} source partitions {} -> {}", settings.coordinatorId(), sourcePartitions, n);
                 sourcePartitions = n;
-                owned.values().forEach(o -> o.merger.resizeSources(n));
+                owned.values().stream().filter(o -> o.ready).forEach(o -> o.merger.resizeSources(n));
               }
             });
   }
@@ -223,8 +247,15 @@ public final class MergeVerticle extends VerticleBase {
     long held = 0;
     long minGlobal = Long.MAX_VALUE;
     for (TopicPartition tp : records.partitions()) {
-      Owned o = ownedPartition(tp.partition());
+      Owned o = owned.get(tp.partition());
+      if (o == null || !o.ready) {
+        continue; // not (yet) restored: read again after the seek
+      }
       for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+        if (r.offset() < o.nextOffset) {
+          continue;
+        }
+        o.nextOffset = r.offset() + 1;
         PartialsMessage m;
         try {
           m = WireCodec.decode(r.value());
@@ -254,6 +285,9 @@ public final class MergeVerticle extends VerticleBase {
       advance(o, out, publications);
     }
     for (Owned o : owned.values()) {
+      if (!o.ready) {
+        continue;
+      }
       held += o.merger.heldPartials();
       long g = o.merger.globalWatermarkMs();
       if (g != Long.MIN_VALUE) {
@@ -331,34 +365,133 @@ public final class MergeVerticle extends VerticleBase {
             true);
   }
 
-  private Owned ownedPartition(int q) {
-    Owned o = owned.get(q);
-    if (o == null) {
-      o =
-          new Owned(
-              q,
-              new WindowMerger(
-                  sourcePartitions, job.allowedLateness().toMillis(), job.toSketchSpec()),
-              new WindowTopK(job.topK(), settings.topKWindows()));
-      owned.put(q, o);
-      ownedView.add(q);
-    }
-    return o;
+  private String checkpointId(int q) {
+    return "coordinator/" + job.name() + "/" + job.topics().partials() + "/" + q;
   }
 
+  /**
+   * Takes a partials partition over: its last checkpoint (held Partials, per-source watermarks
+   * and epochs, finalised windows and their revisions) restored and the consumer moved to the
+   * checkpoint's offset — or, without one, to the beginning of the partials topic.
+   */
   private void onAssigned(Set<TopicPartition> assigned) {
-    for (TopicPartition tp : assigned) {
-      ownedPartition(tp.partition());
-    }
     LOG.info("coordinator={} assigned {}", settings.coordinatorId(), assigned);
+    for (TopicPartition tp : assigned) {
+      int q = tp.partition();
+      if (owned.containsKey(q)) {
+        continue;
+      }
+      Owned o = new Owned(q, new WindowTopK(job.topK(), settings.topKWindows()));
+      owned.put(q, o);
+      ownedView.add(q);
+      String id = checkpointId(q);
+      vertx
+          .executeBlocking(
+              () -> {
+                long epoch = checkpoints.nextEpoch(id);
+                return Map.entry(epoch, checkpoints.load(id));
+              },
+              true)
+          .compose(
+              loaded -> {
+                if (owned.get(q) != o) {
+                  return Future.succeededFuture();
+                }
+                Optional<Checkpoint> cp = loaded.getValue();
+                o.epoch = loaded.getKey();
+                long lateness = job.allowedLateness().toMillis();
+                o.merger =
+                    cp.isPresent()
+                        ? WindowMerger.restore(cp.get().state(), sourcePartitions, lateness, job.toSketchSpec())
+                        : new WindowMerger(sourcePartitions, lateness, job.toSketchSpec());
+                o.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
+                LOG.info(
+                    "coordinator={} partition={} epoch={} restored {} held partials, resuming at offset {}",
+                    settings.coordinatorId(),
+                    q,
+                    o.epoch,
+                    o.merger.heldPartials(),
+                    cp.isPresent() ? cp.get().nextOffset() : "earliest");
+                Future<Void> seek =
+                    cp.isPresent()
+                        ? consumer.seek(tp, cp.get().nextOffset())
+                        : consumer.seekToBeginning(Set.of(tp));
+                return seek.onSuccess(
+                    v -> {
+                      if (owned.get(q) == o) {
+                        o.ready = true;
+                      }
+                    });
+              })
+          .onFailure(
+              e ->
+                  LOG.error(
+                      "coordinator={} could not restore partition {}", settings.coordinatorId(), q, e));
+    }
   }
 
   private void onRevoked(Set<TopicPartition> revoked) {
-    for (TopicPartition tp : revoked) {
-      owned.remove(tp.partition());
-      ownedView.remove(tp.partition());
-    }
     LOG.info("coordinator={} revoked {}", settings.coordinatorId(), revoked);
+    for (TopicPartition tp : revoked) {
+      Owned o = owned.remove(tp.partition());
+      ownedView.remove(tp.partition());
+      if (o != null && o.ready) {
+        checkpoint(o);
+      }
+    }
+  }
+
+  private void checkpointAll() {
+    for (Owned o : owned.values()) {
+      if (o.ready && o.nextOffset > o.checkpointedOffset) {
+        checkpoint(o);
+      }
+    }
+  }
+
+  /**
+   * Snapshots on the event loop; stores on the ordered worker after every result produced so
+   * far is acknowledged, so a checkpoint never claims a result that could still be lost.
+   */
+  private void checkpoint(Owned o) {
+    long startNs = System.nanoTime();
+    byte[] state = o.merger.snapshot();
+    long snapshotNs = System.nanoTime() - startNs;
+    Checkpoint cp = new Checkpoint(o.epoch, o.nextOffset, clock.millis(), state);
+    o.checkpointedOffset = o.nextOffset;
+    String id = checkpointId(o.partition);
+    Future<Boolean> saved =
+        vertx.executeBlocking(
+            () -> {
+              long ioStart = System.nanoTime();
+              producer.flush();
+              boolean ok = checkpoints.save(id, cp);
+              checkpointDuration.record(snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
+              checkpointSize.record(state.length);
+              return ok;
+            },
+            true);
+    lastSend = saved.mapEmpty();
+    saved.onComplete(
+        ar -> {
+          if (ar.failed()) {
+            LOG.warn(
+                "coordinator={} checkpoint of partition {} failed",
+                settings.coordinatorId(),
+                o.partition,
+                ar.cause());
+          } else if (!ar.result()) {
+            LOG.warn(
+                "coordinator={} partition={} epoch={} is owned by a newer epoch: fenced",
+                settings.coordinatorId(),
+                o.partition,
+                o.epoch);
+            if (owned.get(o.partition) == o) {
+              owned.remove(o.partition);
+              ownedView.remove(o.partition);
+            }
+          }
+        });
   }
 
   /** Whether the verticle has subscribed and polls. */
@@ -390,6 +523,14 @@ public final class MergeVerticle extends VerticleBase {
     if (metadataTimer >= 0) {
       vertx.cancelTimer(metadataTimer);
     }
+    if (checkpointTimer >= 0) {
+      vertx.cancelTimer(checkpointTimer);
+    }
+    for (Owned o : List.copyOf(owned.values())) {
+      if (o.ready && producer != null) {
+        checkpoint(o);
+      }
+    }
     Promise<Void> done = Promise.promise();
     Future<Void> closeConsumer = consumer == null ? Future.succeededFuture() : consumer.close();
     closeConsumer
@@ -410,12 +551,15 @@ public final class MergeVerticle extends VerticleBase {
 
   private static final class Owned {
     final int partition;
-    final WindowMerger merger;
     final WindowTopK topK;
+    WindowMerger merger; // null until restored
+    long epoch;
+    boolean ready;
+    long nextOffset;
+    long checkpointedOffset = -1;
 
-    Owned(int partition, WindowMerger merger, WindowTopK topK) {
+    Owned(int partition, WindowTopK topK) {
       this.partition = partition;
-      this.merger = merger;
       this.topK = topK;
     }
   }

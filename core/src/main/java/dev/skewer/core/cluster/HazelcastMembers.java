@@ -37,6 +37,9 @@ public final class HazelcastMembers {
     Config config = new Config();
     config.setClusterName(settings.clusterName());
     config.setProperty("hazelcast.phone.home.enabled", "false");
+    // checkpoints and fencing epochs must survive the loss of one member
+    config.addMapConfig(new com.hazelcast.config.MapConfig("skewer.checkpoints").setBackupCount(1));
+    config.addMapConfig(new com.hazelcast.config.MapConfig("skewer.epochs").setBackupCount(1));
     config.setProperty("hazelcast.logging.type", "slf4j");
     config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
     config.setProperty("hazelcast.max.no.heartbeat.seconds", "5");

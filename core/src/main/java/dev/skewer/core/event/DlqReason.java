@@ -27,7 +27,9 @@ public enum DlqReason {
    * The event time is further ahead of the wall clock than {@code watermark.maxFutureSkew}.
    * Checked by the node, not by the decoder.
    */
-  FUTURE_TIME("future_time");
+  FUTURE_TIME("future_time"),
+  /** A value the aggregate refuses (e.g. an item with a lone UTF-16 surrogate); node-checked. */
+  INVALID_VALUE("invalid_value");
 
   /** The name of the Kafka header that carries {@link #code()} on DLQ records. */
   public static final String HEADER = "skewer.dlq.reason";

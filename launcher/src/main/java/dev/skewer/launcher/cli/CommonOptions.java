@@ -47,6 +47,27 @@ public final class CommonOptions {
   List<String> hazelcastMembers = new ArrayList<>();
 
   @Option(
+      names = "--group",
+      paramLabel = "GROUP",
+      description = "Consumer group id (default: skewer-nodes / skewer-coordinators).")
+  String group;
+
+  @Option(
+      names = "--checkpoint-interval",
+      paramLabel = "DURATION",
+      defaultValue = "5s",
+      converter = DemoCommand.DurationConverter.class,
+      description = "How often owned partitions are checkpointed. Default: ${DEFAULT-VALUE}.")
+  java.time.Duration checkpointInterval;
+
+  @Option(
+      names = "--checkpoint-topic",
+      paramLabel = "TOPIC",
+      defaultValue = "skewer.checkpoints",
+      description = "Compacted topic mirroring the checkpoints. Default: ${DEFAULT-VALUE}.")
+  String checkpointTopic;
+
+  @Option(
       names = "--no-provision",
       description = "Do not create missing topics at start-up.")
   boolean noProvision;

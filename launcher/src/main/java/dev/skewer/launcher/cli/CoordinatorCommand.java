@@ -3,6 +3,7 @@ package dev.skewer.launcher.cli;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -42,15 +43,25 @@ public final class CoordinatorCommand implements Callable<Integer> {
       Processes.provision(kafka, job);
     }
     HazelcastInstance hz = Processes.member(common, id, "coordinator");
+    CheckpointStore checkpoints = Processes.checkpoints(hz, kafka, common);
     CoordinatorRuntime coordinator =
         CoordinatorRuntime.start(
-            CoordinatorSettings.of(id, job, kafka, httpPort),
+            new CoordinatorSettings(
+                id,
+                job,
+                kafka,
+                common.group,
+                httpPort,
+                CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
+                CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
+                common.checkpointInterval),
             hz,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-            Clock.systemUTC());
+            Clock.systemUTC(),
+            checkpoints);
     System.out.println(
         "coordinator " + id + " running, HTTP API on port " + coordinator.httpPort() + "; Ctrl-C to stop");
-    Processes.runUntilShutdown(coordinator, hz == null ? null : hz::shutdown);
+    Processes.runUntilShutdown(coordinator, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }
 }

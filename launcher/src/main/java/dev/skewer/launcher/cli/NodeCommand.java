@@ -1,6 +1,7 @@
 package dev.skewer.launcher.cli;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.node.NodeRuntime;
@@ -33,13 +34,22 @@ public final class NodeCommand implements Callable<Integer> {
       Processes.provision(kafka, job);
     }
     HazelcastInstance hz = Processes.member(common, id, "node");
+    CheckpointStore checkpoints = Processes.checkpoints(hz, kafka, common);
     NodeRuntime node =
         NodeRuntime.start(
-            NodeSettings.of(id, job, kafka),
+            new NodeSettings(
+                id,
+                job,
+                kafka,
+                common.group,
+                NodeSettings.DEFAULT_MAX_PENDING_RECORDS,
+                NodeSettings.DEFAULT_TICK_INTERVAL,
+                common.checkpointInterval),
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-            Clock.systemUTC());
+            Clock.systemUTC(),
+            checkpoints);
     System.out.println("node " + id + " running; Ctrl-C to stop");
-    Processes.runUntilShutdown(node, hz == null ? null : hz::shutdown);
+    Processes.runUntilShutdown(node, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }
 }

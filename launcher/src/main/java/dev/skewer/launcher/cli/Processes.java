@@ -40,6 +40,15 @@ final class Processes {
         role);
   }
 
+  /** Hazelcast-backed checkpoints mirrored to Kafka; in-memory when running without a member. */
+  static dev.skewer.core.checkpoint.CheckpointStore checkpoints(
+      HazelcastInstance hz, KafkaSettings kafka, CommonOptions o) {
+    if (hz == null) {
+      return new dev.skewer.core.checkpoint.InMemoryCheckpointStore();
+    }
+    return dev.skewer.core.checkpoint.HazelcastCheckpointStore.create(hz, kafka, o.checkpointTopic);
+  }
+
   /**
    * Blocks until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes {@code resources} in
    * order.

@@ -3,6 +3,9 @@ package dev.skewer.launcher.local;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobSpec;
@@ -32,6 +35,8 @@ public final class LocalCluster implements AutoCloseable {
   private final List<NodeRuntime> nodes = new ArrayList<>();
   private final List<CoordinatorRuntime> coordinators = new ArrayList<>();
   private final List<HazelcastInstance> members = new ArrayList<>();
+  private final List<CheckpointStore> stores = new ArrayList<>();
+  private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
 
   private LocalCluster() {}
 
@@ -70,12 +75,17 @@ public final class LocalCluster implements AutoCloseable {
             cluster.member(ports, memberIndex++, memberList, id, "coordinator");
         cluster.coordinators.add(
             CoordinatorRuntime.start(
-                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0), hz, registry, clock));
+                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0),
+                hz,
+                registry,
+                clock,
+                cluster.store(hz, kafka)));
       }
       for (int i = 1; i <= nodeCount; i++) {
         String id = "node-" + i;
-        cluster.member(ports, memberIndex++, memberList, id, "node");
-        cluster.nodes.add(NodeRuntime.start(NodeSettings.of(id, job, kafka), registry, clock));
+        HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "node");
+        cluster.nodes.add(
+            NodeRuntime.start(NodeSettings.of(id, job, kafka), registry, clock, cluster.store(hz, kafka)));
       }
       return cluster;
     } catch (Exception e) {
@@ -97,6 +107,17 @@ public final class LocalCluster implements AutoCloseable {
             role);
     members.add(hz);
     return hz;
+  }
+
+  /** Hazelcast-backed (mirrored to Kafka) with a member, else one store shared in this JVM. */
+  private CheckpointStore store(HazelcastInstance hz, KafkaSettings kafka) {
+    if (hz == null) {
+      return sharedStore;
+    }
+    CheckpointStore store =
+        HazelcastCheckpointStore.create(hz, kafka, HazelcastCheckpointStore.DEFAULT_TOPIC);
+    stores.add(store);
+    return store;
   }
 
   public List<NodeRuntime> nodes() {
@@ -149,6 +170,9 @@ public final class LocalCluster implements AutoCloseable {
     }
     for (CoordinatorRuntime c : coordinators) {
       c.close();
+    }
+    for (CheckpointStore store : stores) {
+      store.close();
     }
     if (!members.isEmpty()) {
       try {

@@ -1,11 +1,19 @@
 package dev.skewer.node.aggregate;
 
+import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.window.WindowAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -22,9 +30,12 @@ import java.util.TreeMap;
  *       returns {@link Outcome#LATE} and the state is not touched (the caller routes it to the
  *       late topic).
  *   <li>{@link #emit} emits a Partial for every (key, window) whose window end ≤ watermark and
- *       that changed since its last emission: the first emission has version 1, every re-emission
- *       after a late-but-allowed event a higher version. Then it drops windows whose end +
+ *       that changed since its last emission. Its version is the number of events folded in, so
+ *       every re-emission after a late-but-allowed event has a higher version, and a replay
+ *       from a checkpoint reproduces the same versions. Then it drops windows whose end +
  *       allowed lateness ≤ watermark.
+ *   <li>{@link #snapshot} and {@link #restore} capture and rebuild the whole state; restoring
+ *       and replaying the same events yields the same Partials as the original run.
  *   <li>{@link #finalizeOpenWindows} (end of input after idleness) moves the watermark to the end
  *       of the latest open window, so every open window is emitted on the next {@link #emit}.
  * </ul>
@@ -148,7 +159,9 @@ public final class PartitionAggregator {
           KeyWindow kw = e.getValue();
           if (kw.dirty) {
             kw.dirty = false;
-            kw.version++;
+            // the version is the number of events folded in: it grows with every change and a
+            // replay from a checkpoint yields the same (version, content) pairs
+            kw.version = kw.aggregate.count();
             sink.accept(
                 new Partial(
                     partition,
@@ -217,6 +230,112 @@ public final class PartitionAggregator {
   /** Number of (key, window) aggregates held. */
   public long openKeyWindows() {
     return openKeyWindows;
+  }
+
+  private static final byte SNAPSHOT_VERSION = 1;
+
+  /**
+   * The whole state, encoded: {@code version:u8 partition:i32 maxEventTimeMs:i64
+   * watermarkMs:i64 windows:i32 {startMs:i64 endMs:i64 keys:i32 {keyLength:i32 key:utf8
+   * dirty:u8 version:i64 aggregateLength:i32 aggregate}*}*}.
+   */
+  public byte[] snapshot() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + (int) Math.min(openKeyWindows * 96, 1 << 26));
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(SNAPSHOT_VERSION);
+      out.writeInt(partition);
+      out.writeLong(maxEventTimeMs);
+      out.writeLong(watermarkMs);
+      out.writeInt(open.size());
+      for (WindowState w : open.values()) {
+        out.writeLong(w.startMs);
+        out.writeLong(w.endMs);
+        out.writeInt(w.keys.size());
+        for (Map.Entry<String, KeyWindow> e : w.keys.entrySet()) {
+          byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+          out.writeInt(key.length);
+          out.write(key);
+          KeyWindow kw = e.getValue();
+          out.writeByte(kw.dirty ? 1 : 0);
+          out.writeLong(kw.version);
+          byte[] agg = AggregateCodec.encode(kw.aggregate);
+          out.writeInt(agg.length);
+          out.write(agg);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // in-memory stream: cannot happen
+    }
+    return bytes.toByteArray();
+  }
+
+  /**
+   * Rebuilds an aggregator from {@link #snapshot} bytes, owned now under {@code epoch}.
+   *
+   * @throws CheckpointFormatException if the bytes are not a valid snapshot
+   */
+  public static PartitionAggregator restore(
+      byte[] snapshot,
+      long epoch,
+      WindowAssigner windows,
+      long delayMs,
+      long allowedLatenessMs,
+      SketchSpec sketchSpec) {
+    try {
+      ByteBuffer in = ByteBuffer.wrap(snapshot);
+      byte version = in.get();
+      if (version != SNAPSHOT_VERSION) {
+        throw new CheckpointFormatException("unknown node snapshot version " + version);
+      }
+      PartitionAggregator a =
+          new PartitionAggregator(in.getInt(), epoch, windows, delayMs, allowedLatenessMs, sketchSpec);
+      a.maxEventTimeMs = in.getLong();
+      a.watermarkMs = in.getLong();
+      int windowCount = count(in, 20);
+      for (int i = 0; i < windowCount; i++) {
+        WindowState w = new WindowState(in.getLong(), in.getLong());
+        int keys = count(in, 17);
+        for (int k = 0; k < keys; k++) {
+          byte[] key = new byte[count(in, 1)];
+          in.get(key);
+          KeyWindow kw = new KeyWindow(null);
+          boolean dirty = in.get() != 0;
+          long kwVersion = in.getLong();
+          int aggLength = count(in, 1);
+          Aggregate agg = AggregateCodec.decode(snapshot, in.position(), aggLength);
+          in.position(in.position() + aggLength);
+          if (!agg.spec().equals(sketchSpec)) {
+            throw new CheckpointFormatException(
+                "snapshot aggregates use another sketch spec than the job: " + agg.spec());
+          }
+          kw = new KeyWindow(agg);
+          kw.dirty = dirty;
+          kw.version = kwVersion;
+          w.keys.put(new String(key, StandardCharsets.UTF_8), kw);
+          if (dirty) {
+            w.dirtyKeys++;
+          }
+          a.openKeyWindows++;
+        }
+        a.open.put(w.startMs, w);
+      }
+      if (in.hasRemaining()) {
+        throw new CheckpointFormatException(in.remaining() + " trailing bytes in node snapshot");
+      }
+      return a;
+    } catch (BufferUnderflowException | dev.skewer.sketches.CodecException e) {
+      throw new CheckpointFormatException("corrupt node snapshot: " + e, e);
+    }
+  }
+
+  /** Reads a count and checks it against the bytes left (each item needs at least minBytes). */
+  private static int count(ByteBuffer in, int minBytes) {
+    int n = in.getInt();
+    if (n < 0 || (long) n * minBytes > in.remaining()) {
+      throw new CheckpointFormatException(
+          "declared count " + n + " does not fit the " + in.remaining() + " bytes left");
+    }
+    return n;
   }
 
   private static long saturatingAdd(long a, long b) {

@@ -1,5 +1,7 @@
 package dev.skewer.node.ingest;
 
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.event.DecodedEvent;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
@@ -12,7 +14,9 @@ import dev.skewer.node.NodeSettings;
 import dev.skewer.node.aggregate.PartitionAggregator;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -25,7 +29,9 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -72,6 +78,8 @@ public final class IngestVerticle extends VerticleBase {
   private final long idleMs;
   private final long finalizeAfterIdleMs; // -1: never
   private final long maxFutureSkewMs;
+  private final CheckpointStore checkpoints;
+  private final boolean resetToLatest;
 
   // transient state
   private KafkaReadStream<byte[], byte[]> consumer;
@@ -86,6 +94,7 @@ public final class IngestVerticle extends VerticleBase {
   private final Map<Integer, PartitionState> partitions = new HashMap<>();
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet(); // readable from any thread
   private long tickTimer = -1;
+  private long checkpointTimer = -1;
   private boolean stopping;
   private Future<Void> lastSend = Future.succeededFuture();
   private final RateLimitedLog dlqLog = new RateLimitedLog(LOG, 10_000);
@@ -96,10 +105,17 @@ public final class IngestVerticle extends VerticleBase {
   private Counter eventsLate;
   private Counter partialsOut;
   private Counter watermarksOut;
+  private Counter restores;
+  private Timer checkpointDuration;
+  private DistributionSummary checkpointSize;
   private final Map<DlqReason, Counter> eventsDlq = new EnumMap<>(DlqReason.class);
 
-  public IngestVerticle(NodeSettings settings, MeterRegistry registry, Clock clock) {
+  public IngestVerticle(
+      NodeSettings settings, MeterRegistry registry, Clock clock, CheckpointStore checkpoints) {
     this.settings = settings;
+    this.checkpoints = checkpoints;
+    this.resetToLatest =
+        "latest".equals(settings.kafka().clientProperties().get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
     this.job = settings.job();
     this.registry = registry;
     this.clock = clock;
@@ -122,6 +138,14 @@ public final class IngestVerticle extends VerticleBase {
     partialsOut = Counter.builder(NodeMetrics.PARTIALS_OUT).tag("node", node).register(registry);
     watermarksOut =
         Counter.builder(NodeMetrics.WATERMARKS_OUT).tag("node", node).register(registry);
+    restores = Counter.builder(NodeMetrics.RESTORES).tag("node", node).register(registry);
+    checkpointDuration =
+        Timer.builder(NodeMetrics.CHECKPOINT_DURATION).tag("node", node).register(registry);
+    checkpointSize =
+        DistributionSummary.builder(NodeMetrics.CHECKPOINT_SIZE)
+            .baseUnit("bytes")
+            .tag("node", node)
+            .register(registry);
     for (DlqReason reason : DlqReason.values()) {
       eventsDlq.put(
           reason,
@@ -187,6 +211,9 @@ public final class IngestVerticle extends VerticleBase {
                   settings.groupId(),
                   partialsPartitions);
               tickTimer = vertx.setPeriodic(settings.tickInterval().toMillis(), id -> tick());
+              checkpointTimer =
+                  vertx.setPeriodic(
+                      settings.checkpointInterval().toMillis(), id -> checkpointAll());
               pollLoop();
             });
   }
@@ -229,8 +256,15 @@ public final class IngestVerticle extends VerticleBase {
     long nowMs = clock.millis();
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
     for (TopicPartition tp : records.partitions()) {
-      PartitionState ps = partitionState(tp.partition(), nowMs);
+      PartitionState ps = partitions.get(tp.partition());
+      if (ps == null || !ps.ready) {
+        continue; // not (yet) restored: these records are read again after the seek
+      }
       for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+        if (r.offset() < ps.nextOffset) {
+          continue; // before the restored position (fetched before the seek)
+        }
+        ps.nextOffset = r.offset() + 1;
         processRecord(ps, r, nowMs, out);
       }
       ps.lastEventWallMs = nowMs;
@@ -267,14 +301,33 @@ public final class IngestVerticle extends VerticleBase {
       out.add(new ProducerRecord<>(job.topics().dlq(), null, r.key(), r.value(), headers));
       return;
     }
-    PartitionAggregator.Outcome outcome =
-        ps.aggregator.update(
-            event.key(),
-            event.eventTimeMs(),
-            event.numeric(),
-            event.distinctItem(),
-            event.frequencyItem(),
-            event.quantileValue());
+    PartitionAggregator.Outcome outcome;
+    try {
+      outcome =
+          ps.aggregator.update(
+              event.key(),
+              event.eventTimeMs(),
+              event.numeric(),
+              event.distinctItem(),
+              event.frequencyItem(),
+              event.quantileValue());
+    } catch (IllegalArgumentException refused) {
+      // the aggregate refuses a value before changing anything (e.g. a lone surrogate)
+      DlqReason invalid = DlqReason.INVALID_VALUE;
+      eventsDlq.get(invalid).increment();
+      dlqLog.warn(
+          nowMs,
+          "event to DLQ reason=[{}] topic=[{}] partition=[{}] offset=[{}]: {}",
+          invalid.code(),
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          refused.getMessage());
+      RecordHeaders headers = sourceHeaders(r);
+      headers.add(DlqReason.HEADER, invalid.code().getBytes(StandardCharsets.UTF_8));
+      out.add(new ProducerRecord<>(job.topics().dlq(), null, r.key(), r.value(), headers));
+      return;
+    }
     if (outcome == PartitionAggregator.Outcome.LATE) {
       eventsLate.increment();
       lateLog.warn(
@@ -338,6 +391,9 @@ public final class IngestVerticle extends VerticleBase {
     long keyWindows = 0;
     long minWatermark = Long.MAX_VALUE;
     for (PartitionState ps : partitions.values()) {
+      if (!ps.ready) {
+        continue;
+      }
       keyWindows += ps.aggregator.openKeyWindows();
       if (!ps.idle && ps.aggregator.watermarkMs() != Long.MIN_VALUE) {
         minWatermark = Math.min(minWatermark, ps.aggregator.watermarkMs());
@@ -389,49 +445,150 @@ public final class IngestVerticle extends VerticleBase {
             true);
   }
 
-  private PartitionState partitionState(int partition, long nowMs) {
-    PartitionState ps = partitions.get(partition);
-    if (ps == null) {
-      ps = newPartitionState(partition, nowMs);
-      partitions.put(partition, ps);
-      owned.add(partition);
-    }
-    return ps;
+  private String checkpointId(int partition) {
+    return "node/" + job.name() + "/" + job.topics().events() + "/" + partition;
   }
 
-  private PartitionState newPartitionState(int partition, long nowMs) {
-    // interim fencing token: the wall clock at assignment orders the owners of a partition on
-    // one host; the checkpointing issue replaces it with a Hazelcast-kept counter
-    long epoch = nowMs;
-    PartitionAggregator aggregator =
-        new PartitionAggregator(
-            partition, epoch, windows, delayMs, latenessMs, job.toSketchSpec());
-    return new PartitionState(aggregator, nowMs);
-  }
-
+  /**
+   * Takes a partition over: a new fencing epoch, the last checkpoint (if any) restored, the
+   * consumer moved to the checkpoint's offset (or to the reset position without one). Records
+   * polled meanwhile are dropped and read again after the seek.
+   */
   private void onAssigned(Set<TopicPartition> assigned) {
-    long nowMs = clock.millis();
-    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    LOG.info("node={} assigned {}", settings.nodeId(), assigned);
     for (TopicPartition tp : assigned) {
-      PartitionState ps = partitions.get(tp.partition());
-      if (ps == null) {
-        ps = newPartitionState(tp.partition(), nowMs);
-        partitions.put(tp.partition(), ps);
-        owned.add(tp.partition());
-        ps.watermarkDirty = true;
-        emit(ps, out); // announce the partition so coordinators know its owner is alive
+      if (partitions.containsKey(tp.partition())) {
+        continue;
+      }
+      PartitionState ps = new PartitionState(tp.partition(), clock.millis());
+      partitions.put(tp.partition(), ps);
+      owned.add(tp.partition());
+      String id = checkpointId(tp.partition());
+      vertx
+          .executeBlocking(
+              () -> {
+                long epoch = checkpoints.nextEpoch(id);
+                return Map.entry(epoch, checkpoints.load(id));
+              },
+              true)
+          .compose(
+              loaded -> {
+                if (partitions.get(tp.partition()) != ps) {
+                  return Future.succeededFuture(); // revoked while restoring
+                }
+                long epoch = loaded.getKey();
+                Optional<Checkpoint> cp = loaded.getValue();
+                ps.epoch = epoch;
+                ps.aggregator =
+                    cp.isPresent()
+                        ? PartitionAggregator.restore(
+                            cp.get().state(), epoch, windows, delayMs, latenessMs, job.toSketchSpec())
+                        : new PartitionAggregator(
+                            tp.partition(), epoch, windows, delayMs, latenessMs, job.toSketchSpec());
+                ps.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
+                restores.increment();
+                LOG.info(
+                    "node={} partition={} epoch={} restored {} open key-windows, resuming at offset {}",
+                    settings.nodeId(),
+                    tp.partition(),
+                    epoch,
+                    ps.aggregator.openKeyWindows(),
+                    cp.isPresent() ? cp.get().nextOffset() : (resetToLatest ? "latest" : "earliest"));
+                Future<Void> seek;
+                if (cp.isPresent()) {
+                  seek = consumer.seek(tp, cp.get().nextOffset());
+                } else if (resetToLatest) {
+                  seek = consumer.seekToEnd(Set.of(tp));
+                } else {
+                  seek = consumer.seekToBeginning(Set.of(tp));
+                }
+                return seek.onSuccess(
+                    v -> {
+                      if (partitions.get(tp.partition()) != ps) {
+                        return;
+                      }
+                      ps.ready = true;
+                      ps.lastEventWallMs = clock.millis();
+                      ps.watermarkDirty = true;
+                      List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+                      emit(ps, out); // announce the new epoch and the restored watermark
+                      send(out);
+                    });
+              })
+          .onFailure(
+              e -> {
+                LOG.error(
+                    "node={} could not restore partition {}; it stays paused until the next"
+                        + " rebalance",
+                    settings.nodeId(),
+                    tp.partition(),
+                    e);
+              });
+    }
+  }
+
+  /** Gives partitions up: a last checkpoint, then the state is dropped. */
+  private void onRevoked(Set<TopicPartition> revoked) {
+    LOG.info("node={} revoked {}", settings.nodeId(), revoked);
+    for (TopicPartition tp : revoked) {
+      PartitionState ps = partitions.remove(tp.partition());
+      owned.remove(tp.partition());
+      if (ps != null && ps.ready) {
+        checkpoint(ps);
       }
     }
-    LOG.info("node={} assigned {}", settings.nodeId(), assigned);
-    send(out);
   }
 
-  private void onRevoked(Set<TopicPartition> revoked) {
-    for (TopicPartition tp : revoked) {
-      partitions.remove(tp.partition());
-      owned.remove(tp.partition());
+  private void checkpointAll() {
+    for (PartitionState ps : partitions.values()) {
+      if (ps.ready && ps.nextOffset > ps.checkpointedOffset) {
+        checkpoint(ps);
+      }
     }
-    LOG.info("node={} revoked {}", settings.nodeId(), revoked);
+  }
+
+  /**
+   * Snapshots a partition on the event loop, then — on the ordered worker, after every record
+   * produced so far has been acknowledged (flush) — stores it. A checkpoint therefore never
+   * claims outputs that could still be lost. A store that refuses it (a newer owner holds the
+   * partition: this node was a zombie) fences the partition here.
+   */
+  private Future<Boolean> checkpoint(PartitionState ps) {
+    long startNs = System.nanoTime();
+    byte[] state = ps.aggregator.snapshot();
+    long snapshotNs = System.nanoTime() - startNs;
+    Checkpoint cp = new Checkpoint(ps.epoch, ps.nextOffset, clock.millis(), state);
+    ps.checkpointedOffset = ps.nextOffset;
+    String id = checkpointId(ps.partition);
+    Future<Boolean> saved =
+        vertx.executeBlocking(
+            () -> {
+              long ioStart = System.nanoTime();
+              producer.flush();
+              boolean ok = checkpoints.save(id, cp);
+              checkpointDuration.record(snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
+              checkpointSize.record(state.length);
+              return ok;
+            },
+            true);
+    lastSend = saved.mapEmpty();
+    saved.onComplete(
+        ar -> {
+          if (ar.failed()) {
+            LOG.warn("node={} checkpoint of partition {} failed", settings.nodeId(), ps.partition, ar.cause());
+          } else if (!ar.result()) {
+            LOG.warn(
+                "node={} partition={} epoch={} is owned by a newer epoch: fenced, state dropped",
+                settings.nodeId(),
+                ps.partition,
+                ps.epoch);
+            if (partitions.get(ps.partition) == ps) {
+              partitions.remove(ps.partition);
+              owned.remove(ps.partition);
+            }
+          }
+        });
+    return saved;
   }
 
   /** Source partitions this verticle owns now. */
@@ -453,6 +610,14 @@ public final class IngestVerticle extends VerticleBase {
     if (tickTimer >= 0) {
       vertx.cancelTimer(tickTimer);
     }
+    if (checkpointTimer >= 0) {
+      vertx.cancelTimer(checkpointTimer);
+    }
+    for (PartitionState ps : List.copyOf(partitions.values())) {
+      if (ps.ready && producer != null) {
+        checkpoint(ps);
+      }
+    }
     Promise<Void> done = Promise.promise();
     Future<Void> closeConsumer = consumer == null ? Future.succeededFuture() : consumer.close();
     closeConsumer
@@ -472,14 +637,19 @@ public final class IngestVerticle extends VerticleBase {
   }
 
   private static final class PartitionState {
-    final PartitionAggregator aggregator;
+    final int partition;
+    PartitionAggregator aggregator; // null until restored
+    long epoch;
+    boolean ready;
+    long nextOffset;
+    long checkpointedOffset = -1;
     long lastEventWallMs;
     boolean idle;
     boolean watermarkDirty;
     long broadcastWatermarkMs = Long.MIN_VALUE;
 
-    PartitionState(PartitionAggregator aggregator, long nowMs) {
-      this.aggregator = aggregator;
+    PartitionState(int partition, long nowMs) {
+      this.partition = partition;
       this.lastEventWallMs = nowMs;
     }
   }

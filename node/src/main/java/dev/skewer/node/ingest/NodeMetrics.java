@@ -11,6 +11,9 @@ public final class NodeMetrics {
   public static final String OPEN_KEY_WINDOWS = "skewer.node.open.key.windows";
   public static final String WATERMARK_LAG = "skewer.watermark.lag";
   public static final String PRODUCER_PENDING = "skewer.node.producer.pending";
+  public static final String CHECKPOINT_DURATION = "skewer.checkpoint.duration";
+  public static final String CHECKPOINT_SIZE = "skewer.checkpoint.size";
+  public static final String RESTORES = "skewer.node.restores";
 
   private NodeMetrics() {}
 }

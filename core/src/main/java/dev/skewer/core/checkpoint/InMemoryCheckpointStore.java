@@ -1,0 +1,36 @@
+package dev.skewer.core.checkpoint;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A {@link CheckpointStore} inside one JVM (tests, single-process runs without Hazelcast). */
+public final class InMemoryCheckpointStore implements CheckpointStore {
+
+  private final Map<String, Long> epochs = new ConcurrentHashMap<>();
+  private final Map<String, Checkpoint> checkpoints = new ConcurrentHashMap<>();
+
+  @Override
+  public long nextEpoch(String id) {
+    return epochs.merge(id, 1L, Long::sum);
+  }
+
+  @Override
+  public long currentEpoch(String id) {
+    return epochs.getOrDefault(id, 0L);
+  }
+
+  @Override
+  public Optional<Checkpoint> load(String id) {
+    return Optional.ofNullable(checkpoints.get(id));
+  }
+
+  @Override
+  public synchronized boolean save(String id, Checkpoint checkpoint) {
+    if (currentEpoch(id) > checkpoint.epoch()) {
+      return false;
+    }
+    checkpoints.put(id, checkpoint);
+    return true;
+  }
+}
