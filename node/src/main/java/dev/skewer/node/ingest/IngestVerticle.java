@@ -106,6 +106,7 @@ public final class IngestVerticle extends VerticleBase {
   private Counter partialsOut;
   private Counter watermarksOut;
   private Counter restores;
+  private Counter sideOutputsSkipped;
   private Timer checkpointDuration;
   private DistributionSummary checkpointSize;
   private final Map<DlqReason, Counter> eventsDlq = new EnumMap<>(DlqReason.class);
@@ -139,6 +140,8 @@ public final class IngestVerticle extends VerticleBase {
     watermarksOut =
         Counter.builder(NodeMetrics.WATERMARKS_OUT).tag("node", node).register(registry);
     restores = Counter.builder(NodeMetrics.RESTORES).tag("node", node).register(registry);
+    sideOutputsSkipped =
+        Counter.builder(NodeMetrics.SIDE_OUTPUTS_SKIPPED).tag("node", node).register(registry);
     checkpointDuration =
         Timer.builder(NodeMetrics.CHECKPOINT_DURATION).tag("node", node).register(registry);
     checkpointSize =
@@ -265,7 +268,7 @@ public final class IngestVerticle extends VerticleBase {
           continue; // before the restored position (fetched before the seek)
         }
         ps.nextOffset = r.offset() + 1;
-        processRecord(ps, r, nowMs, out);
+        processRecord(ps, r, nowMs, ps.alreadyRouted.isEmpty() ? out : dedupe(ps, r.offset(), out));
       }
       ps.lastEventWallMs = nowMs;
       if (ps.idle) {
@@ -356,6 +359,19 @@ public final class IngestVerticle extends VerticleBase {
     headers.add(
         "skewer.source.offset", Long.toString(r.offset()).getBytes(StandardCharsets.UTF_8));
     return headers;
+  }
+
+  /**
+   * During a replay after a failover: a sink that drops the late/DLQ record of an offset the
+   * previous owner already routed (found by {@link SideOutputScanner}).
+   */
+  private List<ProducerRecord<byte[], byte[]>> dedupe(
+      PartitionState ps, long offset, List<ProducerRecord<byte[], byte[]>> out) {
+    if (!ps.alreadyRouted.remove(offset)) {
+      return out;
+    }
+    sideOutputsSkipped.increment();
+    return new ArrayList<>(1); // discarded
   }
 
   /** Emits closed windows' Partials, then the watermark if anything changed. */
@@ -468,7 +484,18 @@ public final class IngestVerticle extends VerticleBase {
           .executeBlocking(
               () -> {
                 long epoch = checkpoints.nextEpoch(id);
-                return Map.entry(epoch, checkpoints.load(id));
+                Optional<Checkpoint> cp = checkpoints.load(id);
+                if (cp.isPresent()) {
+                  ps.alreadyRouted =
+                      SideOutputScanner.routedOffsets(
+                          settings.kafka(),
+                          List.of(job.topics().late(), job.topics().dlq()),
+                          job.topics().events(),
+                          tp.partition(),
+                          cp.get().nextOffset(),
+                          cp.get().createdMs());
+                }
+                return Map.entry(epoch, cp);
               },
               true)
           .compose(
@@ -647,6 +674,7 @@ public final class IngestVerticle extends VerticleBase {
     boolean idle;
     boolean watermarkDirty;
     long broadcastWatermarkMs = Long.MIN_VALUE;
+    Set<Long> alreadyRouted = Set.of(); // side outputs written by the previous owner
 
     PartitionState(int partition, long nowMs) {
       this.partition = partition;

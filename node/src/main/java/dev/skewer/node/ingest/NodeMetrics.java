@@ -14,6 +14,7 @@ public final class NodeMetrics {
   public static final String CHECKPOINT_DURATION = "skewer.checkpoint.duration";
   public static final String CHECKPOINT_SIZE = "skewer.checkpoint.size";
   public static final String RESTORES = "skewer.node.restores";
+  public static final String SIDE_OUTPUTS_SKIPPED = "skewer.node.side.outputs.skipped";
 
   private NodeMetrics() {}
 }
