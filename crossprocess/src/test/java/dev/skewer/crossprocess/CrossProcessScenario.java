@@ -1,0 +1,185 @@
+package dev.skewer.crossprocess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skewer.launcher.verify.ResultCheck;
+import dev.skewer.loadgen.produce.LoadSummary;
+import dev.skewer.loadgen.reference.ExactReference;
+import dev.skewer.loadgen.workload.GeneratedEvent;
+import dev.skewer.loadgen.workload.WorkloadSpec;
+import dev.skewer.testkit.kafka.TopicReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.AfterEach;
+
+/**
+ * What every cross-process scenario shares: a cluster on the shared broker (or its own), the
+ * 300,000-event workload with disorder, a hot key, late, malformed and future-dated events, the
+ * paced producer feeding an {@link ExactReference}, and the final verdict — results exact per
+ * (key, window) with sketches, the late topic and the DLQ exactly the reference's.
+ *
+ * <p>The cluster is closed after each test, whatever happened; the children's logs stay in its
+ * work dir under {@code target/crossprocess}. Each verdict is also appended to {@code
+ * target/crossprocess/verdicts.txt}.
+ */
+abstract class CrossProcessScenario {
+
+  static final long EVENTS = 300_000;
+  static final Duration LOAD_TIMEOUT = Duration.ofMinutes(3);
+  /** The longest a verdict waits for the results to become exact. */
+  static final Duration RESULTS_TIMEOUT = Duration.ofSeconds(150);
+  /** Give up earlier when the results topic has not grown for this long after the load ended. */
+  static final Duration RESULTS_QUIET = Duration.ofSeconds(25);
+
+  protected ClusterUnderTest cluster;
+
+  @AfterEach
+  void closeCluster() {
+    if (cluster != null) {
+      cluster.close();
+      cluster = null;
+    }
+  }
+
+  /** A cluster builder on the shared broker. */
+  static ClusterUnderTest.Builder clusterNamed(String name) {
+    return ClusterUnderTest.builder(name).broker(SharedBroker.get());
+  }
+
+  /**
+   * {@value #EVENTS} W1 events over 2,000 keys (30% on the hot key {@code ad0}) and 20,000 users,
+   * 2,000 per simulated second ending 50 s ago, disordered by up to 3.5 s (beyond the 2 s delay, so
+   * some are late but within lateness), 0.2% late by 25 s (to the late topic), 0.1% malformed and
+   * 0.05% future-dated (to the DLQ).
+   */
+  static WorkloadSpec workload(String name, long seed) {
+    return WorkloadSpec.w1(EVENTS, seed)
+        .withName(name)
+        .withKeys(2_000)
+        .withUsers(20_000)
+        .withHotKeyShare(0.3)
+        .withTime(System.currentTimeMillis() - 200_000, 2_000)
+        .withDisorder(Duration.ofMillis(3_500))
+        .withLate(0.002, Duration.ofSeconds(25))
+        .withMalformed(0.001)
+        .withFuture(0.0005);
+  }
+
+  /** A reference for the cluster's job. */
+  ExactReference reference() {
+    return ExactReference.of(
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        cluster.job().topics().eventsPartitions(),
+        cluster.job().toSketchSpec());
+  }
+
+  /** Starts producing {@code spec} to the cluster's events topic at {@code rate} events/s. */
+  LoadRun produce(WorkloadSpec spec, ExactReference reference, double rate) {
+    return LoadRun.start(cluster.bootstrap(), cluster.job().topics().events(), spec, reference, rate);
+  }
+
+  /**
+   * Waits for the load to end, then for the results, and asserts the verdict: the workload
+   * exercised every path, the results are exact, the late topic and the DLQ hold exactly the
+   * reference's events (distinct by source position).
+   */
+  void assertExact(String scenario, LoadRun load, ExactReference reference) {
+    LoadSummary sent = load.awaitEnd(LOAD_TIMEOUT);
+    assertThat(sent.sent()).as("events sent").isEqualTo(EVENTS);
+    assertThat(sent.failed()).as("events the broker did not acknowledge").isZero();
+    assertThat(reference.late()).as("the workload must exercise the late path").isNotEmpty();
+    assertThat(reference.dlq()).as("the workload must exercise the DLQ").isNotEmpty();
+    assertThat(reference.windows().values().stream().anyMatch(w -> w.revisionExpected()))
+        .as("the workload must exercise revisions within lateness")
+        .isTrue();
+
+    ResultCheck.Report report = awaitResults(reference);
+    SideOutput late = awaitSideOutput(cluster.job().topics().late(), reference.late());
+    SideOutput dlq = awaitSideOutput(cluster.job().topics().dlq(), reference.dlq());
+    String verdict =
+        String.format(
+            "%s %s: %s | %s | %s | logs %s",
+            Instant.now(), scenario, report.summary(), late.summary(), dlq.summary(),
+            cluster.workDir().toAbsolutePath());
+    System.err.println(verdict);
+    record(verdict);
+
+    SoftAssertions softly = new SoftAssertions();
+    softly
+        .assertThat(report.problems().subList(0, Math.min(20, report.problems().size())))
+        .as("result problems (%d in all, first 20 shown)", report.problems().size())
+        .isEmpty();
+    softly.assertThat(report.resultCount()).as("events counted").isEqualTo(reference.totalCount());
+    softly.assertThat(late.ok()).as(late.summary()).isTrue();
+    softly.assertThat(dlq.ok()).as(dlq.summary()).isTrue();
+    softly.assertAll();
+  }
+
+  private ResultCheck.Report awaitResults(ExactReference reference) {
+    String topic = cluster.job().topics().results();
+    ResultCheck.Report[] last = new ResultCheck.Report[1];
+    long[] lastRecords = {-1};
+    long[] lastChangeNs = {System.nanoTime()};
+    await()
+        .atMost(RESULTS_TIMEOUT)
+        .pollInterval(Duration.ofSeconds(3))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              List<ConsumerRecord<byte[], byte[]>> results =
+                  TopicReader.readAll(cluster.bootstrap(), topic, Duration.ofSeconds(20));
+              last[0] = ResultCheck.check(reference, results, "key", "value", true);
+              if (results.size() != lastRecords[0]) {
+                lastRecords[0] = results.size();
+                lastChangeNs[0] = System.nanoTime();
+              }
+              return last[0].ok()
+                  || System.nanoTime() - lastChangeNs[0] > RESULTS_QUIET.toNanos();
+            });
+    return last[0];
+  }
+
+  private SideOutput awaitSideOutput(String topic, List<GeneratedEvent> expected) {
+    SideOutput[] last = new SideOutput[1];
+    long started = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(2))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              last[0] =
+                  SideOutput.compare(
+                      topic,
+                      TopicReader.readAll(cluster.bootstrap(), topic, Duration.ofSeconds(20)),
+                      expected);
+              return last[0].ok() || System.nanoTime() - started > Duration.ofSeconds(15).toNanos();
+            });
+    return last[0];
+  }
+
+  private static void record(String verdict) {
+    try {
+      Files.createDirectories(ClusterUnderTest.ROOT);
+      Files.writeString(
+          ClusterUnderTest.ROOT.resolve("verdicts.txt"),
+          verdict + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

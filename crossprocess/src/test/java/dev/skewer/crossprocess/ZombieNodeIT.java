@@ -1,0 +1,41 @@
+package dev.skewer.crossprocess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skewer.loadgen.reference.ExactReference;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node frozen with SIGSTOP for longer than the consumer session timeout — its partitions move to
+ * the others — then thawed with SIGCONT: a zombie that still believes it owns them and may emit
+ * stale Partials and checkpoints before it learns otherwise. Its output must be fenced.
+ */
+class ZombieNodeIT extends CrossProcessScenario {
+
+  @Test
+  void shouldFenceAPausedNodeThatComesBack() {
+    // given
+    cluster = clusterNamed("zombie").nodes(3).coordinators(2).start();
+    ExactReference reference = reference();
+    SkewerProcess zombie = cluster.nodes().get(0);
+    assertThat(cluster.partitionsOf(zombie)).as("the zombie owns partitions").isNotEmpty();
+
+    try (LoadRun load = produce(workload("zombie", 606), reference, 20_000)) {
+      // when the node freezes until the group has given its partitions away
+      load.awaitSent(EVENTS / 5, Duration.ofMinutes(1));
+      zombie.pause();
+      cluster.awaitSettledWithout(Set.of(zombie), Duration.ofSeconds(60));
+
+      // and thaws while the stream goes on
+      long sentAtResume = load.sent();
+      zombie.resume();
+      System.err.printf("zombie: resumed with %d of %d events sent%n", sentAtResume, EVENTS);
+      cluster.awaitSettled(Duration.ofSeconds(60));
+
+      // then
+      assertExact("zombie", load, reference);
+    }
+  }
+}
