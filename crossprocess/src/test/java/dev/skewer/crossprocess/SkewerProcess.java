@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@link #stop} (SIGTERM), {@link #pause} (SIGSTOP), {@link #resume} (SIGCONT), {@link #restart}.
  *
  * <p>The child runs {@code java -Xmx512m -XX:+UseSerialGC <Hazelcast flags> -cp <this JVM's class
- * path>}; its stdout and stderr are appended to {@link #logFile()}, one file per process across
+ * path>} (or the class path named by {@value #CLASS_PATH_PROPERTY}); its stdout and stderr are appended to {@link #logFile()}, one file per process across
  * restarts (each start writes a marker line first). Children are started with {@code
  * --no-provision}: the cluster provisions topics once.
  *
@@ -53,6 +53,8 @@ public final class SkewerProcess implements AutoCloseable {
           "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
 
   public static final String DEFAULT_MAX_HEAP = "512m";
+  /** Runs the children on this class path (e.g. the shaded launcher jar) instead of the test's. */
+  public static final String CLASS_PATH_PROPERTY = "skewer.crossprocess.classpath";
   public static final String MAIN_CLASS = "dev.skewer.launcher.SkewerCli";
   /** The exit status the JDK reports for a child that died of SIGKILL (128 + 9). */
   public static final int SIGKILL_STATUS = 137;
@@ -327,7 +329,7 @@ public final class SkewerProcess implements AutoCloseable {
     c.add("-Dlogback.configurationFile=" + ChildLogging.configFile(spec.workDir()));
     c.add(OrphanGuard.parentPidOption());
     c.add("-cp");
-    c.add(System.getProperty("java.class.path"));
+    c.add(childClassPath());
     c.add(OrphanGuard.class.getName());
     c.add(MAIN_CLASS);
     c.add(spec.role().command());
@@ -357,6 +359,23 @@ public final class SkewerProcess implements AutoCloseable {
     }
     c.addAll(spec.extraArgs());
     return c;
+  }
+
+  /**
+   * This JVM's class path, or, when {@value #CLASS_PATH_PROPERTY} is set (e.g. to {@code
+   * ../launcher/target/skewer.jar}), that path plus the directory holding {@link OrphanGuard}.
+   */
+  static String childClassPath() {
+    String override = System.getProperty(CLASS_PATH_PROPERTY);
+    if (override == null || override.isBlank()) {
+      return System.getProperty("java.class.path");
+    }
+    try {
+      Path guard = Path.of(OrphanGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Path.of(override).toAbsolutePath() + java.io.File.pathSeparator + guard;
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot locate " + OrphanGuard.class, e);
+    }
   }
 
   private String logSinceStart() {
