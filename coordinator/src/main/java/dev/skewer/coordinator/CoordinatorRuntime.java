@@ -52,7 +52,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
         hazelcast != null
             ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
             : new InMemoryTopKStore(settings.topKWindows());
-    MergeVerticle merge = new MergeVerticle(settings, registry, clock, store, checkpoints);
+    MergeVerticle merge = new MergeVerticle(settings, registry, clock, store, checkpoints, hazelcast);
     ApiVerticle api =
         new ApiVerticle(
             settings.httpPort(),
@@ -60,7 +60,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
             settings.job().topics().partialsPartitions(),
             hazelcast,
             registry,
-            merge::ready);
+            merge::ready,
+            merge::hotKeyStatus);
     try {
       vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
       vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package dev.skewer.coordinator;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.coordinator.hotkey.HotKeySettings;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -16,6 +17,7 @@ import java.util.Objects;
  * @param maxPendingRecords produced records awaiting acknowledgement above which polling pauses
  * @param topKWindows how many recent windows the top-K index keeps per partition
  * @param checkpointInterval how often each owned partials partition is checkpointed
+ * @param hotKeys hot-key detection and publication
  */
 public record CoordinatorSettings(
     String coordinatorId,
@@ -25,7 +27,8 @@ public record CoordinatorSettings(
     int httpPort,
     int maxPendingRecords,
     int topKWindows,
-    Duration checkpointInterval) {
+    Duration checkpointInterval,
+    HotKeySettings hotKeys) {
 
   public static final String DEFAULT_GROUP_ID = "skewer-coordinators";
   public static final int DEFAULT_HTTP_PORT = 8080;
@@ -48,9 +51,24 @@ public record CoordinatorSettings(
     if (checkpointInterval.isNegative() || checkpointInterval.isZero()) {
       throw new IllegalArgumentException("checkpointInterval must be > 0, was " + checkpointInterval);
     }
+    hotKeys = hotKeys == null ? HotKeySettings.defaults() : hotKeys;
     if (topKWindows < 1) {
       throw new IllegalArgumentException("topKWindows must be >= 1, was " + topKWindows);
     }
+  }
+
+  /** The same settings with other hot-key settings. */
+  public CoordinatorSettings withHotKeys(HotKeySettings hotKeys) {
+    return new CoordinatorSettings(
+        coordinatorId,
+        job,
+        kafka,
+        groupId,
+        httpPort,
+        maxPendingRecords,
+        topKWindows,
+        checkpointInterval,
+        hotKeys);
   }
 
   public static CoordinatorSettings of(
@@ -63,6 +81,7 @@ public record CoordinatorSettings(
         httpPort,
         DEFAULT_MAX_PENDING_RECORDS,
         DEFAULT_TOP_K_WINDOWS,
-        DEFAULT_CHECKPOINT_INTERVAL);
+        DEFAULT_CHECKPOINT_INTERVAL,
+        HotKeySettings.defaults());
   }
 }

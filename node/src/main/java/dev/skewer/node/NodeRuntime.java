@@ -1,5 +1,6 @@
 package dev.skewer.node;
 
+import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.node.ingest.IngestVerticle;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,10 +33,14 @@ public final class NodeRuntime implements AutoCloseable {
 
   /** Starts a node and waits until it has subscribed. */
   public static NodeRuntime start(
-      NodeSettings settings, MeterRegistry registry, Clock clock, CheckpointStore checkpoints)
+      NodeSettings settings,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      HazelcastInstance hazelcast)
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4));
-    IngestVerticle ingest = new IngestVerticle(settings, registry, clock, checkpoints);
+    IngestVerticle ingest = new IngestVerticle(settings, registry, clock, checkpoints, hazelcast);
     try {
       vertx.deployVerticle(ingest).await(60, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -2,7 +2,11 @@ package dev.skewer.coordinator.http;
 
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.coordinator.hotkey.HotKeyPublisher;
+import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.topk.TopKEntry;
+import dev.skewer.core.hotkey.HotKey;
+import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.TopKView;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,6 +30,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /api/v1/topk?k=10&window=latest|<startMs>} — the top keys of a closed window
  *       by exact count, merged across coordinators;
  *   <li>{@code GET /api/v1/cluster} — the Hazelcast members and their roles;
+ *   <li>{@code GET /api/v1/hotkeys} — the published hot-key table (key → fanout, since) and the
+ *       rates this coordinator measured for the keys it owns;
  *   <li>{@code GET /health/live}, {@code GET /health/ready};
  *   <li>{@code GET /metrics} — Prometheus text format.
  * </ul>
@@ -43,6 +49,7 @@ public final class ApiVerticle extends VerticleBase {
   private final HazelcastInstance hazelcast; // may be null
   private final MeterRegistry registry;
   private final BooleanSupplier ready;
+  private final java.util.function.Supplier<java.util.List<HotKeyStatus>> localHotKeys;
   private HttpServer server;
 
   public ApiVerticle(
@@ -51,13 +58,15 @@ public final class ApiVerticle extends VerticleBase {
       int partialsPartitions,
       HazelcastInstance hazelcast,
       MeterRegistry registry,
-      BooleanSupplier ready) {
+      BooleanSupplier ready,
+      java.util.function.Supplier<java.util.List<HotKeyStatus>> localHotKeys) {
     this.port = port;
     this.topK = topK;
     this.partialsPartitions = partialsPartitions;
     this.hazelcast = hazelcast;
     this.registry = registry;
     this.ready = ready;
+    this.localHotKeys = localHotKeys;
   }
 
   @Override
@@ -73,6 +82,7 @@ public final class ApiVerticle extends VerticleBase {
             });
     router.get("/api/v1/topk").handler(this::topK);
     router.get("/api/v1/cluster").handler(this::cluster);
+    router.get("/api/v1/hotkeys").handler(this::hotKeys);
     router.get("/metrics").handler(this::metrics);
     server = vertx.createHttpServer().requestHandler(router);
     return server
@@ -177,6 +187,40 @@ public final class ApiVerticle extends VerticleBase {
             .put("cluster", hazelcast.getConfig().getClusterName())
             .put("size", members.size())
             .put("members", members));
+  }
+
+  private void hotKeys(RoutingContext rc) {
+    vertx
+        .executeBlocking(
+            () -> hazelcast == null ? HotKeyTable.EMPTY : HotKeyPublisher.readHazelcast(hazelcast),
+            false)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                LOG.warn("hot-key read failed", ar.cause());
+                json(rc, 500, new JsonObject().put("error", "hot-key table unavailable"));
+                return;
+              }
+              JsonArray table = new JsonArray();
+              for (HotKey h : ar.result().entries()) {
+                table.add(
+                    new JsonObject()
+                        .put("key", h.key())
+                        .put("fanout", h.fanout())
+                        .put("since_ms", h.sinceMs()));
+              }
+              JsonArray local = new JsonArray();
+              for (HotKeyStatus st : localHotKeys.get()) {
+                local.add(
+                    new JsonObject()
+                        .put("key", st.key())
+                        .put("fanout", st.fanout())
+                        .put("since_ms", st.sinceMs())
+                        .put("events_per_second", st.eventsPerSecond())
+                        .put("cooling", st.cooling()));
+              }
+              json(rc, 200, new JsonObject().put("hot_keys", table).put("measured_here", local));
+            });
   }
 
   private void metrics(RoutingContext rc) {

@@ -5,7 +5,12 @@ import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.merge.FinalResult;
+import dev.skewer.coordinator.hotkey.FanoutPolicy;
+import dev.skewer.coordinator.hotkey.HotKeyPublisher;
+import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.merge.WindowMerger;
+import dev.skewer.core.hotkey.HotKeyReport;
+import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.job.JobSpec;
@@ -67,6 +72,7 @@ public final class MergeVerticle extends VerticleBase {
   private final Clock clock;
   private final TopKStore topKStore;
   private final CheckpointStore checkpoints;
+  private final com.hazelcast.core.HazelcastInstance hazelcast; // null: no node reports
 
   // transient state
   private KafkaReadStream<byte[], byte[]> consumer;
@@ -84,6 +90,11 @@ public final class MergeVerticle extends VerticleBase {
   private boolean stopping;
   private long metadataTimer = -1;
   private long checkpointTimer = -1;
+  private long hotKeyTimer = -1;
+  private FanoutPolicy fanout; // null: hot keys disabled
+  private HotKeyPublisher publisher;
+  private volatile List<HotKeyStatus> hotKeyStatus = List.of();
+  private boolean publishing;
   private Future<Void> lastSend = Future.succeededFuture();
 
   // metrics
@@ -101,8 +112,10 @@ public final class MergeVerticle extends VerticleBase {
       MeterRegistry registry,
       Clock clock,
       TopKStore topKStore,
-      CheckpointStore checkpoints) {
+      CheckpointStore checkpoints,
+      com.hazelcast.core.HazelcastInstance hazelcast) {
     this.settings = settings;
+    this.hazelcast = hazelcast;
     this.checkpoints = checkpoints;
     this.job = settings.job();
     this.registry = registry;
@@ -153,6 +166,23 @@ public final class MergeVerticle extends VerticleBase {
                       producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
               try {
                 int sources = p.partitionsFor(job.topics().events()).size();
+                if (settings.hotKeys().enabled()) {
+                  try (org.apache.kafka.clients.admin.Admin admin =
+                      org.apache.kafka.clients.admin.Admin.create(settings.kafka().adminConfig())) {
+                    HotKeyPublisher.ensureTopic(
+                        admin,
+                        settings.hotKeys().topic(),
+                        job.topics().replicationFactor(),
+                        Duration.ofSeconds(30));
+                  }
+                  Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
+                  pc.put("client.id", "skewer-" + id + "-hotkeys");
+                  publisher =
+                      new HotKeyPublisher(
+                          new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
+                          settings.hotKeys().topic(),
+                          hazelcast);
+                }
                 return Map.entry(p, sources);
               } catch (RuntimeException e) {
                 p.close(Duration.ZERO);
@@ -183,6 +213,10 @@ public final class MergeVerticle extends VerticleBase {
                   settings.groupId(),
                   sourcePartitions);
               ready = true;
+              if (publisher != null) {
+                fanout = new FanoutPolicy(settings.hotKeys().policy(), sourcePartitions, clock);
+                hotKeyTimer = vertx.setPeriodic(1_000, t -> hotKeyTick());
+              }
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
               checkpointTimer =
                   vertx.setPeriodic(settings.checkpointInterval().toMillis(), t -> checkpointAll());
@@ -318,6 +352,9 @@ public final class MergeVerticle extends VerticleBase {
             revisionsOut.increment();
           }
           o.topK.record(r.windowStartMs(), r.windowEndMs(), r.key(), r.aggregate().count());
+          if (fanout != null) {
+            fanout.observeResult(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
+          }
           touchedWindows.add(r.windowStartMs());
         });
     for (long windowStartMs : touchedWindows) {
@@ -363,6 +400,68 @@ public final class MergeVerticle extends VerticleBase {
               return null;
             },
             true);
+  }
+
+  /**
+   * Once a second: close the policy's windows up to the global watermark, feed it the nodes'
+   * reports for keys this coordinator owns, and publish the table when it changed.
+   */
+  private void hotKeyTick() {
+    if (stopping || owned.isEmpty() || publishing) {
+      return;
+    }
+    long minGlobal = Long.MAX_VALUE;
+    for (Owned o : owned.values()) {
+      if (o.ready) {
+        minGlobal = Math.min(minGlobal, o.merger.globalWatermarkMs());
+      }
+    }
+    if (minGlobal != Long.MAX_VALUE && minGlobal != Long.MIN_VALUE) {
+      fanout.sealWindowsEndingBy(minGlobal);
+    }
+    publishing = true;
+    vertx
+        .executeBlocking(
+            () ->
+                hazelcast == null
+                    ? List.<HotKeyReport>of()
+                    : HotKeyReport.decodeAll(
+                        hazelcast.<String, byte[]>getMap(HotKeyReport.MAP_NAME).values()),
+            false)
+        .compose(
+            reports -> {
+              int partials = job.topics().partialsPartitions();
+              for (HotKeyReport r : reports) {
+                fanout.observePartitionRate(r.partition(), r.eventsPerSecond());
+                r.candidates()
+                    .forEach(
+                        (key, rate) -> {
+                          int q =
+                              org.apache.kafka.common.utils.Utils.toPositive(
+                                      org.apache.kafka.common.utils.Utils.murmur2(
+                                          key.getBytes(StandardCharsets.UTF_8)))
+                                  % partials;
+                          if (ownedView.contains(q)) {
+                            fanout.observeCandidate(r.partition(), key, rate);
+                          }
+                        });
+              }
+              HotKeyTable table = fanout.decide();
+              hotKeyStatus = List.copyOf(fanout.status());
+              return vertx.executeBlocking(() -> publisher.publish(table), false);
+            })
+        .onComplete(
+            ar -> {
+              publishing = false;
+              if (ar.failed()) {
+                LOG.warn("coordinator={} hot-key tick failed", settings.coordinatorId(), ar.cause());
+              }
+            });
+  }
+
+  /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */
+  public List<HotKeyStatus> hotKeyStatus() {
+    return hotKeyStatus;
   }
 
   private String checkpointId(int q) {
@@ -526,6 +625,9 @@ public final class MergeVerticle extends VerticleBase {
     if (checkpointTimer >= 0) {
       vertx.cancelTimer(checkpointTimer);
     }
+    if (hotKeyTimer >= 0) {
+      vertx.cancelTimer(hotKeyTimer);
+    }
     for (Owned o : List.copyOf(owned.values())) {
       if (o.ready && producer != null) {
         checkpoint(o);
@@ -542,6 +644,9 @@ public final class MergeVerticle extends VerticleBase {
                       if (producer != null) {
                         producer.flush();
                         producer.close(Duration.ofSeconds(5));
+                      }
+                      if (publisher != null) {
+                        publisher.close();
                       }
                       return null;
                     }))

@@ -35,6 +35,11 @@ public final class CoordinatorCommand implements Callable<Integer> {
       description = "HTTP API port. Default: ${DEFAULT-VALUE}.")
   int httpPort;
 
+  @Option(
+      names = "--no-hot-keys",
+      description = "Do not detect hot keys nor publish the hot-key table.")
+  boolean noHotKeys;
+
   @Override
   public Integer call() throws Exception {
     JobSpec job = common.loadJob();
@@ -54,7 +59,10 @@ public final class CoordinatorCommand implements Callable<Integer> {
                 httpPort,
                 CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
                 CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
-                common.checkpointInterval),
+                common.checkpointInterval,
+                noHotKeys
+                    ? dev.skewer.coordinator.hotkey.HotKeySettings.disabled()
+                    : dev.skewer.coordinator.hotkey.HotKeySettings.defaults()),
             hz,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),

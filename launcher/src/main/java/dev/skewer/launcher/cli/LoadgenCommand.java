@@ -41,6 +41,12 @@ public final class LoadgenCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "1", description = "Seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
+  @Option(
+      names = "--salting",
+      defaultValue = "on",
+      description = "on: spread hot keys over partitions as the published hot-key table says (SaltingPartitioner); off: plain key hashing. Default: ${DEFAULT-VALUE}.")
+  String salting;
+
   @Override
   public Integer call() {
     WorkloadSpec spec;
@@ -56,9 +62,16 @@ public final class LoadgenCommand implements Callable<Integer> {
       default -> throw new picocli.CommandLine.ParameterException(
           new picocli.CommandLine(this), "--workload must be w1, w2, w3 or demo, was '" + workload + "'");
     }
+    boolean salt = switch (salting.toLowerCase(java.util.Locale.ROOT)) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw new picocli.CommandLine.ParameterException(
+          new picocli.CommandLine(this), "--salting must be on or off, was '" + salting + "'");
+    };
     try (LoadProducer producer =
         LoadProducer.builder(bootstrap, topic)
             .rate(rate)
+            .salting(salt)
             .progress(p -> System.out.printf("%,d sent in %ds (%,.0f/s)%n", p.sent(), p.elapsed().toSeconds(), p.eventsPerSecond()))
             .build()) {
       Runtime.getRuntime().addShutdownHook(new Thread(producer::stop, "skewer-loadgen-stop"));

@@ -47,7 +47,8 @@ public final class NodeCommand implements Callable<Integer> {
                 common.checkpointInterval),
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),
-            checkpoints);
+            checkpoints,
+            hz);
     System.out.println("node " + id + " running; Ctrl-C to stop");
     Processes.runUntilShutdown(node, checkpoints, hz == null ? null : hz::shutdown);
     return 0;

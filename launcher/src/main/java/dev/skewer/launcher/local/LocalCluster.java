@@ -3,6 +3,7 @@ package dev.skewer.launcher.local;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
@@ -56,6 +57,23 @@ public final class LocalCluster implements AutoCloseable {
       MeterRegistry registry,
       Clock clock)
       throws Exception {
+    return start(
+        job, kafka, nodeCount, coordinatorCount, hazelcast, httpPort, registry, clock,
+        HotKeySettings.defaults());
+  }
+
+  /** As above, with the coordinators' hot-key settings. */
+  public static LocalCluster start(
+      JobSpec job,
+      KafkaSettings kafka,
+      int nodeCount,
+      int coordinatorCount,
+      boolean hazelcast,
+      int httpPort,
+      MeterRegistry registry,
+      Clock clock,
+      HotKeySettings hotKeys)
+      throws Exception {
     LocalCluster cluster = new LocalCluster();
     try {
       List<Integer> ports = new ArrayList<>();
@@ -75,7 +93,7 @@ public final class LocalCluster implements AutoCloseable {
             cluster.member(ports, memberIndex++, memberList, id, "coordinator");
         cluster.coordinators.add(
             CoordinatorRuntime.start(
-                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0),
+                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),
                 hz,
                 registry,
                 clock,
@@ -85,7 +103,8 @@ public final class LocalCluster implements AutoCloseable {
         String id = "node-" + i;
         HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "node");
         cluster.nodes.add(
-            NodeRuntime.start(NodeSettings.of(id, job, kafka), registry, clock, cluster.store(hz, kafka)));
+            NodeRuntime.start(
+                NodeSettings.of(id, job, kafka), registry, clock, cluster.store(hz, kafka), hz));
       }
       return cluster;
     } catch (Exception e) {

@@ -2,7 +2,9 @@ package dev.skewer.node.ingest;
 
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.event.DecodedEvent;
+import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
 import dev.skewer.core.job.JobSpec;
@@ -12,6 +14,8 @@ import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.aggregate.PartitionAggregator;
+import dev.skewer.node.hotkey.HotKeyCandidate;
+import dev.skewer.node.hotkey.HotKeyDetector;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -66,6 +70,7 @@ public final class IngestVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(IngestVerticle.class);
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+  private static final long REPORT_INTERVAL_MS = 1_000;
 
   // configuration
   private final NodeSettings settings;
@@ -80,6 +85,7 @@ public final class IngestVerticle extends VerticleBase {
   private final long maxFutureSkewMs;
   private final CheckpointStore checkpoints;
   private final boolean resetToLatest;
+  private final HazelcastInstance hazelcast; // null: no hot-key reports
 
   // transient state
   private KafkaReadStream<byte[], byte[]> consumer;
@@ -95,6 +101,7 @@ public final class IngestVerticle extends VerticleBase {
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet(); // readable from any thread
   private long tickTimer = -1;
   private long checkpointTimer = -1;
+  private long reportTimer = -1;
   private boolean stopping;
   private Future<Void> lastSend = Future.succeededFuture();
   private final RateLimitedLog dlqLog = new RateLimitedLog(LOG, 10_000);
@@ -112,8 +119,13 @@ public final class IngestVerticle extends VerticleBase {
   private final Map<DlqReason, Counter> eventsDlq = new EnumMap<>(DlqReason.class);
 
   public IngestVerticle(
-      NodeSettings settings, MeterRegistry registry, Clock clock, CheckpointStore checkpoints) {
+      NodeSettings settings,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      HazelcastInstance hazelcast) {
     this.settings = settings;
+    this.hazelcast = hazelcast;
     this.checkpoints = checkpoints;
     this.resetToLatest =
         "latest".equals(settings.kafka().clientProperties().get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
@@ -217,6 +229,9 @@ public final class IngestVerticle extends VerticleBase {
               checkpointTimer =
                   vertx.setPeriodic(
                       settings.checkpointInterval().toMillis(), id -> checkpointAll());
+              if (hazelcast != null) {
+                reportTimer = vertx.setPeriodic(REPORT_INTERVAL_MS, id -> reportHotKeys());
+              }
               pollLoop();
             });
   }
@@ -331,6 +346,7 @@ public final class IngestVerticle extends VerticleBase {
       out.add(new ProducerRecord<>(job.topics().dlq(), null, r.key(), r.value(), headers));
       return;
     }
+    ps.detector.update(event.key(), nowMs);
     if (outcome == PartitionAggregator.Outcome.LATE) {
       eventsLate.increment();
       lateLog.warn(
@@ -459,6 +475,39 @@ public final class IngestVerticle extends VerticleBase {
               return null;
             },
             true);
+  }
+
+  /**
+   * Publishes each owned partition's event rate and candidate hot keys (the fast half of
+   * hot-key detection) for the coordinators' fanout policy; entries expire if the node dies.
+   */
+  private void reportHotKeys() {
+    long nowMs = clock.millis();
+    Map<String, byte[]> reports = new HashMap<>();
+    for (PartitionState ps : partitions.values()) {
+      if (!ps.ready) {
+        continue;
+      }
+      Map<String, Double> candidates = new HashMap<>();
+      for (HotKeyCandidate c : ps.detector.candidates(nowMs)) {
+        candidates.put(c.key(), c.eventsPerSecond());
+      }
+      reports.put(
+          Integer.toString(ps.partition),
+          new HotKeyReport(ps.partition, nowMs, ps.detector.rate(nowMs), candidates).encode());
+    }
+    if (reports.isEmpty()) {
+      return;
+    }
+    vertx
+        .executeBlocking(
+            () -> {
+              com.hazelcast.map.IMap<String, byte[]> map = hazelcast.getMap(HotKeyReport.MAP_NAME);
+              reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
+              return null;
+            },
+            false)
+        .onFailure(e -> LOG.debug("node={} hot-key report failed", settings.nodeId(), e));
   }
 
   private String checkpointId(int partition) {
@@ -640,6 +689,9 @@ public final class IngestVerticle extends VerticleBase {
     if (checkpointTimer >= 0) {
       vertx.cancelTimer(checkpointTimer);
     }
+    if (reportTimer >= 0) {
+      vertx.cancelTimer(reportTimer);
+    }
     for (PartitionState ps : List.copyOf(partitions.values())) {
       if (ps.ready && producer != null) {
         checkpoint(ps);
@@ -675,6 +727,7 @@ public final class IngestVerticle extends VerticleBase {
     boolean watermarkDirty;
     long broadcastWatermarkMs = Long.MIN_VALUE;
     Set<Long> alreadyRouted = Set.of(); // side outputs written by the previous owner
+    final HotKeyDetector detector = new HotKeyDetector(HotKeyDetector.Config.defaults());
 
     PartitionState(int partition, long nowMs) {
       this.partition = partition;
