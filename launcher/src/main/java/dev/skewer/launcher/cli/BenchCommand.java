@@ -1,5 +1,6 @@
 package dev.skewer.launcher.cli;
 
+import dev.skewer.launcher.bench.CheckpointBench;
 import dev.skewer.launcher.bench.EndToEndBench;
 import dev.skewer.launcher.bench.EngineBench;
 import picocli.CommandLine.Command;
@@ -9,7 +10,7 @@ import picocli.CommandLine.Command;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Run a reference workload of BENCHMARK.md and print the figures.",
-    subcommands = {EngineBench.class, EndToEndBench.class, dev.skewer.launcher.bench.HotKeyBench.class})
+    subcommands = {EngineBench.class, EndToEndBench.class, CheckpointBench.class, dev.skewer.launcher.bench.HotKeyBench.class})
 public final class BenchCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
