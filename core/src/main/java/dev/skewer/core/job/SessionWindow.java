@@ -3,8 +3,8 @@ package dev.skewer.core.job;
 import java.time.Duration;
 
 /**
- * Per-key sessions: events closer than {@code gap} belong to one session. Not yet run by the
- * node and coordinator.
+ * Per-key sessions: events closer than {@code gap} belong to one session. Nodes build partial sessions from slices of a quarter of the gap, the
+ * coordinator chains them into exact sessions (see {@code dev.skewer.core.window}).
  *
  * @param gap the inactivity gap that ends a session; positive, whole milliseconds
  */
@@ -20,6 +20,6 @@ public record SessionWindow(Duration gap) implements WindowSpec {
 
   @Override
   public boolean supportedByRuntime() {
-    return false;
+    return true;
   }
 }

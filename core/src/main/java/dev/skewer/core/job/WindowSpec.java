@@ -3,9 +3,8 @@ package dev.skewer.core.job;
 import java.time.Duration;
 
 /**
- * The windows results are computed over. Tumbling windows run today; hopping and session
- * windows parse (so a job file can say what it wants) but {@link #supportedByRuntime()} is
- * false for them until the node and coordinator implement them.
+ * The windows results are computed over: tumbling, hopping (sliding) and session windows, all
+ * run by the node and coordinator by event time with watermarks and allowed lateness.
  */
 public sealed interface WindowSpec permits TumblingWindow, HoppingWindow, SessionWindow {
 

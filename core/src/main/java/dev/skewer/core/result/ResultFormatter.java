@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.OutputSpec;
+import dev.skewer.core.job.SessionWindow;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.DistinctEstimate;
 import dev.skewer.sketches.HeavyHitter;
@@ -34,7 +35,13 @@ import java.util.List;
  *  "user_attributes": {}}
  * }</pre>
  *
- * <p>{@code timestamp} is the window start in UTC, as in the seed's ksqlDB
+ * <p>Session jobs (the seed's session envelope) write {@code "session_start_ms",
+ * "session_end_ms"} (the first and last event times, both inclusive), {@code "event_count"} and
+ * {@code "duration_ms"} (end − start) in place of the window bounds; a session merged into
+ * another by a late bridging event is rewritten once with an empty aggregate and {@code
+ * "superseded_by": "<key>@<start of the surviving session>"} (see docs/windows.md).
+ *
+ * <p>{@code timestamp} is the window (session) start in UTC, as in the seed's ksqlDB
  * {@code TIMESTAMPTOSTRING(WINDOWSTART, 'yyyy-MM-dd HH:mm:ss', 'UTC')}. Names: {@code <f>} is the
  * numeric field's name; {@code <d>}, {@code <q>}, {@code <h>} are derived from the pointer
  * ({@code /user/id} → {@code user_id}, see {@link dev.skewer.core.job.InputSpec#distinctName()});
@@ -66,9 +73,11 @@ public final class ResultFormatter {
   private final String topName;
   private final int heavyHitters;
   private final String[] dimensionNames;
+  private final boolean sessions;
 
   public ResultFormatter(JobSpec job) {
     this.event = job.name();
+    this.sessions = job.window() instanceof SessionWindow;
     this.keyField = job.output().keyField();
     List<NumericField> fields = job.input().numericFields();
     this.sumNames = new String[fields.size()];
@@ -110,6 +119,26 @@ public final class ResultFormatter {
       Aggregate aggregate,
       int revision,
       String[] dimensions) {
+    return format(key, windowStartMs, windowEndMs, aggregate, revision, dimensions, null);
+  }
+
+  /**
+   * The result for {@code key} over {@code [windowStartMs, windowEndMs)}, or for a session job
+   * the session whose first and last events are at {@code windowStartMs} and {@code
+   * windowEndMs}.
+   *
+   * @param dimensions values in {@code input.dimensions} order (null entries omitted), or null
+   * @param supersededBy for a session merged into another one: the result key of the session
+   *     that absorbed it (the aggregate is then empty); null otherwise
+   */
+  public byte[] format(
+      String key,
+      long windowStartMs,
+      long windowEndMs,
+      Aggregate aggregate,
+      int revision,
+      String[] dimensions,
+      String supersededBy) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
@@ -117,9 +146,16 @@ public final class ResultFormatter {
       g.writeStringField(keyField, key);
       g.writeStringField("timestamp", TIMESTAMP.format(Instant.ofEpochMilli(windowStartMs)));
       g.writeObjectFieldStart("value");
-      g.writeNumberField("window_start_ms", windowStartMs);
-      g.writeNumberField("window_end_ms", windowEndMs);
-      g.writeNumberField("event_count", aggregate.count());
+      if (sessions) {
+        g.writeNumberField("session_start_ms", windowStartMs);
+        g.writeNumberField("session_end_ms", windowEndMs);
+        g.writeNumberField("event_count", aggregate.count());
+        g.writeNumberField("duration_ms", windowEndMs - windowStartMs);
+      } else {
+        g.writeNumberField("window_start_ms", windowStartMs);
+        g.writeNumberField("window_end_ms", windowEndMs);
+        g.writeNumberField("event_count", aggregate.count());
+      }
       for (int i = 0; i < sumNames.length; i++) {
         number(g, sumNames[i], aggregate.sum(i));
         double min = aggregate.min(i);
@@ -162,6 +198,9 @@ public final class ResultFormatter {
           }
         }
       }
+      if (supersededBy != null) {
+        g.writeStringField("superseded_by", supersededBy);
+      }
       g.writeNumberField("revision", revision);
       g.writeEndObject();
       g.writeObjectFieldStart("user_attributes");
@@ -173,7 +212,10 @@ public final class ResultFormatter {
     return out.toByteArray();
   }
 
-  /** The results-topic record key: {@code key + "@" + windowStartMs}. */
+  /**
+   * The results-topic record key: {@code key + "@" + windowStartMs} (for sessions the session
+   * start).
+   */
   public String resultKey(String key, long windowStartMs) {
     return key + "@" + windowStartMs;
   }

@@ -1,5 +1,6 @@
 package dev.skewer.core.wire;
 
+import dev.skewer.core.window.WindowShape;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -8,8 +9,9 @@ import java.util.Objects;
  * keeps the latest Partial per source partition (replace, never add), and drops Partials from
  * an epoch older than the newest it has seen for that source partition.
  *
- * <p>The {@code aggregate} array is not copied (the hot path hands it over); treat it as
- * immutable. {@code equals}, {@code hashCode} and {@code toString} use its content.
+ * <p>The {@code aggregate} and {@code dimensions} arrays are not copied (the hot path hands
+ * them over); treat them as immutable. {@code equals}, {@code hashCode} and {@code toString}
+ * use their content.
  *
  * @param sourcePartition the events partition, >= 0
  * @param epoch the fencing epoch of the sending node, >= 0
@@ -18,6 +20,11 @@ import java.util.Objects;
  * @param windowStartMs the slice start
  * @param windowEndMs the slice end, > windowStartMs
  * @param aggregate the {@code AggregateCodec} bytes; opaque here, non-null
+ * @param shape how the coordinator composes results from this slice; non-null
+ * @param firstEventMs the earliest event time folded in, in [windowStartMs, lastEventMs]
+ * @param lastEventMs the latest event time folded in, in [firstEventMs, windowEndMs)
+ * @param dimensions the configured dimensions' values of the earliest event folded in
+ *     ({@code input.dimensions} order, null where absent); non-null, at most 255 entries
  */
 public record Partial(
     int sourcePartition,
@@ -26,8 +33,17 @@ public record Partial(
     String key,
     long windowStartMs,
     long windowEndMs,
-    byte[] aggregate)
+    byte[] aggregate,
+    WindowShape shape,
+    long firstEventMs,
+    long lastEventMs,
+    String[] dimensions)
     implements PartialsMessage {
+
+  /** No dimensions. */
+  public static final String[] NO_DIMENSIONS = new String[0];
+  /** The most dimensions a Partial carries. */
+  public static final int MAX_DIMENSIONS = 255;
 
   public Partial {
     if (sourcePartition < 0) {
@@ -47,24 +63,71 @@ public record Partial(
           "windowEndMs must be > windowStartMs (" + windowStartMs + "), was " + windowEndMs);
     }
     Objects.requireNonNull(aggregate, "aggregate");
+    Objects.requireNonNull(shape, "shape");
+    if (firstEventMs < windowStartMs || firstEventMs > lastEventMs) {
+      throw new IllegalArgumentException(
+          "firstEventMs must be in [windowStartMs (" + windowStartMs + "), lastEventMs ("
+              + lastEventMs + ")], was " + firstEventMs);
+    }
+    if (lastEventMs >= windowEndMs) {
+      throw new IllegalArgumentException(
+          "lastEventMs must be < windowEndMs (" + windowEndMs + "), was " + lastEventMs);
+    }
+    Objects.requireNonNull(dimensions, "dimensions");
+    if (dimensions.length > MAX_DIMENSIONS) {
+      throw new IllegalArgumentException(
+          "dimensions must have at most " + MAX_DIMENSIONS + " entries, had " + dimensions.length);
+    }
+  }
+
+  /**
+   * A tumbling-window Partial with no event extent or dimensions: the extent is the whole slice.
+   */
+  public Partial(
+      int sourcePartition,
+      long epoch,
+      long version,
+      String key,
+      long windowStartMs,
+      long windowEndMs,
+      byte[] aggregate) {
+    this(
+        sourcePartition,
+        epoch,
+        version,
+        key,
+        windowStartMs,
+        windowEndMs,
+        aggregate,
+        WindowShape.Tumbling.INSTANCE,
+        windowStartMs,
+        windowEndMs - 1,
+        NO_DIMENSIONS);
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Partial
-        && ((Partial) o).sourcePartition == sourcePartition
-        && ((Partial) o).epoch == epoch
-        && ((Partial) o).version == version
-        && ((Partial) o).key.equals(key)
-        && ((Partial) o).windowStartMs == windowStartMs
-        && ((Partial) o).windowEndMs == windowEndMs
-        && Arrays.equals(((Partial) o).aggregate, aggregate);
+    return o instanceof Partial p
+        && p.sourcePartition == sourcePartition
+        && p.epoch == epoch
+        && p.version == version
+        && p.key.equals(key)
+        && p.windowStartMs == windowStartMs
+        && p.windowEndMs == windowEndMs
+        && Arrays.equals(p.aggregate, aggregate)
+        && p.shape.equals(shape)
+        && p.firstEventMs == firstEventMs
+        && p.lastEventMs == lastEventMs
+        && Arrays.equals(p.dimensions, dimensions);
   }
 
   @Override
   public int hashCode() {
-    int h = Objects.hash(sourcePartition, epoch, version, key, windowStartMs, windowEndMs);
-    return 31 * h + Arrays.hashCode(aggregate);
+    int h =
+        Objects.hash(
+            sourcePartition, epoch, version, key, windowStartMs, windowEndMs, shape, firstEventMs,
+            lastEventMs);
+    return 31 * (31 * h + Arrays.hashCode(aggregate)) + Arrays.hashCode(dimensions);
   }
 
   @Override
@@ -72,6 +135,8 @@ public record Partial(
     return "Partial[sourcePartition=" + sourcePartition + ", epoch=" + epoch + ", version="
         + version + ", key=" + key + ", windowStartMs=" + windowStartMs + ", windowEndMs="
         + windowEndMs + ", aggregate=" + aggregate.length + " bytes #"
-        + Integer.toHexString(Arrays.hashCode(aggregate)) + "]";
+        + Integer.toHexString(Arrays.hashCode(aggregate)) + ", shape=" + shape + ", firstEventMs="
+        + firstEventMs + ", lastEventMs=" + lastEventMs + ", dimensions="
+        + Arrays.toString(dimensions) + "]";
   }
 }

@@ -1,5 +1,6 @@
 package dev.skewer.core.wire;
 
+import dev.skewer.core.window.WindowShape;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -16,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 public final class WireCodec {
 
   /** The format version written in byte 0. */
-  public static final byte FORMAT_VERSION = 1;
+  public static final byte FORMAT_VERSION = 2;
+  /** The previous format version, still read (its Partials are tumbling, with no extent). */
+  public static final byte FORMAT_VERSION_1 = 1;
   /** Type tag of {@link Partial}. */
   public static final byte TAG_PARTIAL = 1;
   /** Type tag of {@link Watermark}. */
@@ -24,7 +27,10 @@ public final class WireCodec {
   /** The longest key, in UTF-8 bytes. */
   public static final int MAX_KEY_BYTES = 65_536;
 
-  private static final int PARTIAL_FIXED_BYTES = 46;
+  /** The longest dimension value, in UTF-8 bytes. */
+  public static final int MAX_DIMENSION_BYTES = 65_536;
+
+  private static final int PARTIAL_FIXED_BYTES = 80;
   private static final int WATERMARK_BYTES = 23;
 
   private WireCodec() {}
@@ -35,17 +41,50 @@ public final class WireCodec {
    * decoder guarantees it); a lone surrogate would be encoded as {@code ?}.
    */
   public static byte[] encode(PartialsMessage message) {
-    if (message instanceof Partial) {
-      Partial p = (Partial) message;
+    if (message instanceof Partial p) {
       byte[] key = p.key().getBytes(StandardCharsets.UTF_8);
       if (key.length > MAX_KEY_BYTES) {
         throw new IllegalArgumentException(
             "key must be at most " + MAX_KEY_BYTES + " UTF-8 bytes, was " + key.length);
       }
-      ByteBuffer b = ByteBuffer.allocate(PARTIAL_FIXED_BYTES + key.length + p.aggregate().length);
+      String[] dims = p.dimensions();
+      byte[][] dimBytes = new byte[dims.length][];
+      int dimsLength = 0;
+      for (int i = 0; i < dims.length; i++) {
+        if (dims[i] != null) {
+          dimBytes[i] = dims[i].getBytes(StandardCharsets.UTF_8);
+          if (dimBytes[i].length > MAX_DIMENSION_BYTES) {
+            throw new IllegalArgumentException(
+                "dimension " + i + " must be at most " + MAX_DIMENSION_BYTES
+                    + " UTF-8 bytes, was " + dimBytes[i].length);
+          }
+          dimsLength += dimBytes[i].length;
+        }
+        dimsLength += 4;
+      }
+      ByteBuffer b =
+          ByteBuffer.allocate(PARTIAL_FIXED_BYTES + dimsLength + key.length + p.aggregate().length);
       b.put(FORMAT_VERSION).put(TAG_PARTIAL);
       b.putInt(p.sourcePartition()).putLong(p.epoch()).putLong(p.version());
       b.putLong(p.windowStartMs()).putLong(p.windowEndMs());
+      b.putLong(p.firstEventMs()).putLong(p.lastEventMs());
+      WindowShape shape = p.shape();
+      b.put((byte) shape.code());
+      if (shape instanceof WindowShape.Hopping h) {
+        b.putLong(h.sizeMs()).putLong(h.hopMs());
+      } else if (shape instanceof WindowShape.Session s) {
+        b.putLong(s.gapMs()).putLong(0);
+      } else {
+        b.putLong(0).putLong(0);
+      }
+      b.put((byte) dims.length);
+      for (byte[] d : dimBytes) {
+        if (d == null) {
+          b.putInt(-1);
+        } else {
+          b.putInt(d.length).put(d);
+        }
+      }
       b.putInt(key.length).put(key);
       b.putInt(p.aggregate().length).put(p.aggregate());
       return b.array();
@@ -66,15 +105,16 @@ public final class WireCodec {
     if (bytes.length < 2) {
       throw new WireFormatException("truncated header: " + bytes.length + " bytes, need 2");
     }
-    if (bytes[0] != FORMAT_VERSION) {
+    if (bytes[0] != FORMAT_VERSION && bytes[0] != FORMAT_VERSION_1) {
       throw new WireFormatException(
-          "unsupported format version " + bytes[0] + " (this reader knows " + FORMAT_VERSION + ")");
+          "unsupported format version " + bytes[0] + " (this reader knows " + FORMAT_VERSION_1
+              + " and " + FORMAT_VERSION + ")");
     }
     ByteBuffer b = ByteBuffer.wrap(bytes, 2, bytes.length - 2);
     try {
       switch (bytes[1]) {
         case TAG_PARTIAL:
-          return decodePartial(b);
+          return bytes[0] == FORMAT_VERSION ? decodePartial(b) : decodePartialV1(b);
         case TAG_WATERMARK:
           return decodeWatermark(b);
         default:
@@ -87,12 +127,69 @@ public final class WireCodec {
     }
   }
 
+  /** Format 1: a tumbling Partial without extent or dimensions. */
+  private static Partial decodePartialV1(ByteBuffer b) {
+    int sourcePartition = b.getInt();
+    long epoch = b.getLong();
+    long version = b.getLong();
+    long windowStartMs = b.getLong();
+    long windowEndMs = b.getLong();
+    String key = key(b);
+    byte[] aggregate = aggregate(b);
+    return new Partial(sourcePartition, epoch, version, key, windowStartMs, windowEndMs, aggregate);
+  }
+
   private static Partial decodePartial(ByteBuffer b) {
     int sourcePartition = b.getInt();
     long epoch = b.getLong();
     long version = b.getLong();
     long windowStartMs = b.getLong();
     long windowEndMs = b.getLong();
+    long firstEventMs = b.getLong();
+    long lastEventMs = b.getLong();
+    byte shapeCode = b.get();
+    long paramA = b.getLong();
+    long paramB = b.getLong();
+    WindowShape shape;
+    switch (shapeCode) {
+      case 0:
+        shape = WindowShape.Tumbling.INSTANCE;
+        break;
+      case 1:
+        shape = new WindowShape.Hopping(paramA, paramB);
+        break;
+      case 2:
+        shape = new WindowShape.Session(paramA);
+        break;
+      default:
+        throw new WireFormatException("unknown window shape " + shapeCode);
+    }
+    int dimCount = b.get() & 0xff;
+    if ((long) dimCount * 4 > b.remaining()) {
+      throw new WireFormatException(
+          dimCount + " dimensions do not fit the " + b.remaining() + " bytes remaining");
+    }
+    String[] dims = dimCount == 0 ? Partial.NO_DIMENSIONS : new String[dimCount];
+    for (int i = 0; i < dimCount; i++) {
+      int length = b.getInt();
+      if (length == -1) {
+        continue;
+      }
+      if (length < 0 || length > MAX_DIMENSION_BYTES || length > b.remaining()) {
+        throw new WireFormatException(
+            "dimension length " + length + " is not in [-1, " + MAX_DIMENSION_BYTES
+                + "] or exceeds the " + b.remaining() + " bytes remaining");
+      }
+      dims[i] = utf8(b, length, "dimension");
+    }
+    String key = key(b);
+    byte[] aggregate = aggregate(b);
+    return new Partial(
+        sourcePartition, epoch, version, key, windowStartMs, windowEndMs, aggregate, shape,
+        firstEventMs, lastEventMs, dims);
+  }
+
+  private static String key(ByteBuffer b) {
     int keyLength = b.getInt();
     if (keyLength < 1 || keyLength > MAX_KEY_BYTES) {
       throw new WireFormatException("key length must be in [1, " + MAX_KEY_BYTES + "], was " + keyLength);
@@ -101,7 +198,10 @@ public final class WireCodec {
       throw new WireFormatException(
           "key length " + keyLength + " exceeds the " + b.remaining() + " bytes remaining");
     }
-    String key = utf8(b, keyLength);
+    return utf8(b, keyLength, "key");
+  }
+
+  private static byte[] aggregate(ByteBuffer b) {
     int aggregateLength = b.getInt();
     if (aggregateLength < 0 || aggregateLength != b.remaining()) {
       throw new WireFormatException(
@@ -110,7 +210,7 @@ public final class WireCodec {
     }
     byte[] aggregate = new byte[aggregateLength];
     b.get(aggregate);
-    return new Partial(sourcePartition, epoch, version, key, windowStartMs, windowEndMs, aggregate);
+    return aggregate;
   }
 
   private static Watermark decodeWatermark(ByteBuffer b) {
@@ -128,7 +228,7 @@ public final class WireCodec {
     return new Watermark(sourcePartition, epoch, watermarkMs, flags == 1);
   }
 
-  private static String utf8(ByteBuffer b, int length) {
+  private static String utf8(ByteBuffer b, int length, String what) {
     ByteBuffer slice = b.slice();
     slice.limit(length);
     b.position(b.position() + length);
@@ -141,7 +241,7 @@ public final class WireCodec {
       CharBuffer chars = decoder.decode(slice);
       return chars.toString();
     } catch (CharacterCodingException e) {
-      throw new WireFormatException("key is not valid UTF-8", e);
+      throw new WireFormatException(what + " is not valid UTF-8", e);
     }
   }
 }

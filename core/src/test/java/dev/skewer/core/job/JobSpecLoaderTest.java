@@ -142,16 +142,16 @@ class JobSpecLoaderTest {
   }
 
   @Test
-  void shouldParseHoppingAndSessionWindowsAsNotYetSupported() {
+  void shouldParseHoppingAndSessionWindowsAsSupported() {
     JobSpec hopping = JobSpecLoader.parse(MINIMAL,
         Map.of("SKEWER_WINDOW_TYPE", "hopping", "SKEWER_WINDOW_SIZE", "1m", "SKEWER_WINDOW_HOP", "10s"));
     assertThat(hopping.window()).isEqualTo(new HoppingWindow(Duration.ofMinutes(1), Duration.ofSeconds(10)));
-    assertThat(hopping.window().supportedByRuntime()).isFalse();
+    assertThat(hopping.window().supportedByRuntime()).isTrue();
 
     JobSpec session = JobSpecLoader.parse(
         "name: s\ninput: {keyPointer: /k, timePointer: /t}\nwindow: {type: session, gap: 10m}\n", Map.of());
     assertThat(session.window()).isEqualTo(new SessionWindow(Duration.ofMinutes(10)));
-    assertThat(session.window().supportedByRuntime()).isFalse();
+    assertThat(session.window().supportedByRuntime()).isTrue();
     assertThat(new TumblingWindow(Duration.ofSeconds(1)).supportedByRuntime()).isTrue();
   }
 
@@ -266,7 +266,7 @@ class JobSpecLoaderTest {
     JobSpec w1 = JobSpecLoader.load(Path.of("..", "examples", "w1.yaml"), Map.of());
     assertThat(w1.window()).isEqualTo(new TumblingWindow(Duration.ofSeconds(10)));
     assertThat(w1.watermark().delay()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(w1.watermark().finalizeAfterIdle()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(w1.watermark().finalizeAfterIdle()).isEqualTo(Duration.ofSeconds(1));
     assertThat(w1.toSketchSpec())
         .isEqualTo(SketchSpec.countsOnly(1).withDistinct(14, 25).withQuantiles(100));
     JobSpec rolling = JobSpecLoader.load(Path.of("..", "examples", "rolling-2min.yaml"), Map.of());

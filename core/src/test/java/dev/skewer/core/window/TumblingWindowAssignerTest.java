@@ -45,10 +45,13 @@ class TumblingWindowAssignerTest {
   }
 
   @org.junit.jupiter.api.Test
-  void shouldRefuseWindowKindsTheRuntimeDoesNotRunYet() {
-    assertThatThrownBy(() -> WindowAssigner.of(WindowSpec.session(Duration.ofMinutes(1))))
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("session");
+  void shouldAssignEveryWindowKindTheRuntimeRuns() {
+    assertThat(WindowAssigner.of(WindowSpec.session(Duration.ofMinutes(1))))
+        .isInstanceOf(SessionWindowAssigner.class);
+    assertThat(WindowAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofSeconds(1))))
+        .isInstanceOf(HoppingWindowAssigner.class);
+    assertThat(WindowAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofMinutes(1))))
+        .isInstanceOf(TumblingWindowAssigner.class);
     assertThatThrownBy(() -> new TumblingWindowAssigner(0)).hasMessageContaining("sizeMs must be > 0, was 0");
   }
 }

@@ -3,6 +3,7 @@ package dev.skewer.core.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.skewer.core.window.WindowShape;
 import java.util.HexFormat;
 import java.util.Random;
 import net.jqwik.api.ForAll;
@@ -19,19 +20,63 @@ class WireCodecTest {
       new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3});
   private static final Watermark WATERMARK = new Watermark(3, 7, 1_699_999_998_000L, true);
 
+  private static final Partial SESSION_PARTIAL =
+      new Partial(
+          3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_150_000L, new byte[] {1, 2, 3},
+          new WindowShape.Session(600_000), 1_700_000_000_005L, 1_700_000_100_000L,
+          new String[] {"slots", null});
+  private static final Partial HOPPING_PARTIAL =
+      new Partial(
+          3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3},
+          new WindowShape.Hopping(60_000, 10_000), 1_700_000_000_000L, 1_700_000_009_999L,
+          Partial.NO_DIMENSIONS);
+
   // golden encodings: a change here is a format change and must bump FORMAT_VERSION
   private static final String PARTIAL_HEX =
+      "0201" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
+          + "0000018bcfe58f10" + "0000018bcfe56800" + "0000018bcfe58f0f"
+          + "00" + "0000000000000000" + "0000000000000000" + "00"
+          + "00000004" + "61643432" + "00000003" + "010203";
+  private static final String HOPPING_PARTIAL_HEX =
+      "0201" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
+          + "0000018bcfe58f10" + "0000018bcfe56800" + "0000018bcfe58f0f"
+          + "01" + "000000000000ea60" + "0000000000002710" + "00"
+          + "00000004" + "61643432" + "00000003" + "010203";
+  private static final String SESSION_PARTIAL_HEX =
+      "0201" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
+          + "0000018bcfe7b1f0" + "0000018bcfe56805" + "0000018bcfe6eea0"
+          + "02" + "00000000000927c0" + "0000000000000000"
+          + "02" + "00000005" + "736c6f7473" + "ffffffff"
+          + "00000004" + "61643432" + "00000003" + "010203";
+  private static final String WATERMARK_HEX =
+      "0202" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
+  // format version 1, written before hopping and session windows: still read
+  private static final String PARTIAL_V1_HEX =
       "0101" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
           + "0000018bcfe58f10" + "00000004" + "61643432" + "00000003" + "010203";
-  private static final String WATERMARK_HEX =
+  private static final String WATERMARK_V1_HEX =
       "0102" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
 
   @Test
   void shouldMatchTheGoldenEncodings() {
     assertThat(HexFormat.of().formatHex(WireCodec.encode(PARTIAL))).isEqualTo(PARTIAL_HEX);
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(HOPPING_PARTIAL)))
+        .isEqualTo(HOPPING_PARTIAL_HEX);
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(SESSION_PARTIAL)))
+        .isEqualTo(SESSION_PARTIAL_HEX);
     assertThat(HexFormat.of().formatHex(WireCodec.encode(WATERMARK))).isEqualTo(WATERMARK_HEX);
     assertThat(WireCodec.decode(HexFormat.of().parseHex(PARTIAL_HEX))).isEqualTo(PARTIAL);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(HOPPING_PARTIAL_HEX)))
+        .isEqualTo(HOPPING_PARTIAL);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(SESSION_PARTIAL_HEX)))
+        .isEqualTo(SESSION_PARTIAL);
     assertThat(WireCodec.decode(HexFormat.of().parseHex(WATERMARK_HEX))).isEqualTo(WATERMARK);
+  }
+
+  @Test
+  void shouldStillDecodeFormatVersion1() {
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(PARTIAL_V1_HEX))).isEqualTo(PARTIAL);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(WATERMARK_V1_HEX))).isEqualTo(WATERMARK);
   }
 
   @Property(tries = 300)
@@ -58,6 +103,23 @@ class WireCodecTest {
     assertThat(WireCodec.decode(WireCodec.encode(w))).isEqualTo(w);
   }
 
+  @Property(tries = 300)
+  void shouldRoundTripSessionPartialsWithDimensions(
+      @ForAll @LongRange(min = -1_000_000_000_000L, max = 1_000_000_000_000L) long start,
+      @ForAll @LongRange(min = 1, max = 600_000) long slice,
+      @ForAll @LongRange(min = 0, max = 599_999) long a,
+      @ForAll @LongRange(min = 0, max = 599_999) long b,
+      @ForAll @Size(max = 4) java.util.List<@StringLength(max = 12) String> dims) {
+    net.jqwik.api.Assume.that(dims.stream().allMatch(d -> d == null || wellFormed(d)));
+    long first = start + Math.min(a, b) % slice;
+    long last = Math.max(first, start + Math.max(a, b) % slice);
+    Partial p =
+        new Partial(
+            1, 2, 3, "u1", start, start + slice, new byte[] {9}, new WindowShape.Session(4 * slice),
+            first, last, dims.toArray(new String[0]));
+    assertThat(WireCodec.decode(WireCodec.encode(p))).isEqualTo(p);
+  }
+
   @Test
   void shouldRoundTripUnicodeKeysAndEmptyAggregates() {
     Partial p = new Partial(0, 0, 0, "café ☃ \uD83D\uDE00", -20_000, -10_000, new byte[0]);
@@ -66,11 +128,14 @@ class WireCodecTest {
 
   @Test
   void shouldThrowOnlyWireFormatExceptionWhenEncodingsAreMutated() {
-    byte[][] seeds = {WireCodec.encode(PARTIAL), WireCodec.encode(WATERMARK)};
+    byte[][] seeds = {
+      WireCodec.encode(PARTIAL), WireCodec.encode(WATERMARK), WireCodec.encode(SESSION_PARTIAL),
+      HexFormat.of().parseHex(PARTIAL_V1_HEX)
+    };
     Random random = new Random(7);
     int decoded = 0;
     for (int i = 0; i < 20_000; i++) {
-      byte[] b = seeds[i % 2].clone();
+      byte[] b = seeds[i % seeds.length].clone();
       switch (random.nextInt(4)) {
         case 0:
           b[random.nextInt(b.length)] = (byte) random.nextInt(256);
@@ -105,20 +170,20 @@ class WireCodecTest {
         .isInstanceOf(WireFormatException.class).hasMessageContaining("unsupported format version 9");
     assertThatThrownBy(() -> WireCodec.decode(new byte[] {1, 5}))
         .isInstanceOf(WireFormatException.class).hasMessageContaining("unknown type tag 5");
-    byte[] hugeKey = HexFormat.of().parseHex(PARTIAL_HEX);
+    byte[] hugeKey = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     hugeKey[38] = 0x7f;
     assertThatThrownBy(() -> WireCodec.decode(hugeKey))
         .isInstanceOf(WireFormatException.class).hasMessageContaining("key length");
-    byte[] longAggregate = HexFormat.of().parseHex(PARTIAL_HEX);
+    byte[] longAggregate = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     longAggregate[49] = 0x7f;
     assertThatThrownBy(() -> WireCodec.decode(longAggregate))
         .isInstanceOf(WireFormatException.class).hasMessageContaining("aggregate length");
-    byte[] badUtf8 = HexFormat.of().parseHex(PARTIAL_HEX);
+    byte[] badUtf8 = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     badUtf8[42] = (byte) 0xC3;
     badUtf8[43] = 0x28;
     assertThatThrownBy(() -> WireCodec.decode(badUtf8))
         .isInstanceOf(WireFormatException.class).hasMessageContaining("UTF-8");
-    byte[] badWindow = HexFormat.of().parseHex(PARTIAL_HEX);
+    byte[] badWindow = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     badWindow[30] = (byte) 0x80; // windowEndMs negative, before windowStartMs
     assertThatThrownBy(() -> WireCodec.decode(badWindow))
         .isInstanceOf(WireFormatException.class).hasMessageContaining("windowEndMs");
@@ -126,6 +191,22 @@ class WireCodecTest {
     badFlags[22] = 2;
     assertThatThrownBy(() -> WireCodec.decode(badFlags))
         .isInstanceOf(WireFormatException.class).hasMessageContaining("flags");
+    byte[] badShape = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    badShape[54] = 9;
+    assertThatThrownBy(() -> WireCodec.decode(badShape))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("unknown window shape 9");
+    byte[] badExtent = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    badExtent[46] = 0x7f; // lastEventMs after the slice end
+    assertThatThrownBy(() -> WireCodec.decode(badExtent))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("lastEventMs");
+    byte[] hugeDimension = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    hugeDimension[72] = 0x7f;
+    assertThatThrownBy(() -> WireCodec.decode(hugeDimension))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("dimension length");
+    byte[] badGap = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    java.util.Arrays.fill(badGap, 55, 63, (byte) 0);
+    assertThatThrownBy(() -> WireCodec.decode(badGap))
+        .isInstanceOf(WireFormatException.class).hasMessageContaining("gapMs");
   }
 
   @Test
