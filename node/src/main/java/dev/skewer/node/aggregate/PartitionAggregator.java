@@ -2,6 +2,7 @@ package dev.skewer.node.aggregate;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.sketches.Aggregate;
@@ -20,24 +21,31 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Pre-aggregates the events of one source partition per (key, window) and decides emission.
+ * Pre-aggregates the events of one source partition per (key, slice) and decides emission. A
+ * slice is what the {@link WindowAssigner} says: the window for tumbling windows, gcd(size, hop)
+ * for hopping windows, a quarter of the gap for sessions; every event updates exactly one slice,
+ * whatever the windows' overlap. Per (key, slice) it keeps the aggregate, the first and last
+ * event time and the earliest event's dimension values; each Partial carries them with the
+ * window shape, so the coordinator composes windows and sessions without configuration.
  *
  * <p>Contract:
  *
  * <ul>
  *   <li>The watermark is {@code max event time seen - delay}; it never goes back.
- *   <li>An event whose window end + allowed lateness ≤ watermark is too late: {@link #update}
- *       returns {@link Outcome#LATE} and the state is not touched (the caller routes it to the
- *       late topic).
- *   <li>{@link #emit} emits a Partial for every (key, window) whose window end ≤ watermark and
+ *   <li>An event whose slice's {@linkplain WindowAssigner#lateBoundaryMs late boundary} (the end
+ *       of the earliest result the slice feeds) + allowed lateness ≤ watermark is too late:
+ *       {@link #update} returns {@link Outcome#LATE} and the state is not touched (the caller
+ *       routes it to the late topic). So an event is in every result it belongs to, or in none.
+ *   <li>{@link #emit} emits a Partial for every (key, slice) whose slice end ≤ watermark and
  *       that changed since its last emission. Its version is the number of events folded in, so
  *       every re-emission after a late-but-allowed event has a higher version, and a replay
- *       from a checkpoint reproduces the same versions. Then it drops windows whose end +
- *       allowed lateness ≤ watermark.
+ *       from a checkpoint reproduces the same versions. Then it drops slices whose late boundary
+ *       + allowed lateness ≤ watermark: state per key does not grow with size/hop.
  *   <li>{@link #snapshot} and {@link #restore} capture and rebuild the whole state; restoring
  *       and replaying the same events yields the same Partials as the original run.
- *   <li>{@link #finalizeOpenWindows} (end of input after idleness) moves the watermark to the end
- *       of the latest open window, so every open window is emitted on the next {@link #emit}.
+ *   <li>{@link #finalizeOpenWindows} (end of input after idleness) moves the watermark to where
+ *       every result of the latest open slice can close, so every open slice is emitted on the
+ *       next {@link #emit}.
  * </ul>
  *
  * <p>Not thread-safe: one owner (the ingest verticle's event loop).
@@ -56,6 +64,7 @@ public final class PartitionAggregator {
   private final long delayMs;
   private final long allowedLatenessMs;
   private final SketchSpec sketchSpec;
+  private final WindowShape shape;
 
   // state
   private long epoch;
@@ -84,10 +93,11 @@ public final class PartitionAggregator {
     this.delayMs = delayMs;
     this.allowedLatenessMs = allowedLatenessMs;
     this.sketchSpec = sketchSpec;
+    this.shape = windows.shape();
   }
 
   /**
-   * Folds in one event; see the class contract for lateness.
+   * Folds in one event without dimensions; see the class contract for lateness.
    *
    * @param key the key with any salt already stripped
    */
@@ -98,20 +108,37 @@ public final class PartitionAggregator {
       String distinctItem,
       String frequentItem,
       double quantileValue) {
+    return update(key, eventTimeMs, numeric, distinctItem, frequentItem, quantileValue, null);
+  }
+
+  /**
+   * Folds in one event; see the class contract for lateness.
+   *
+   * @param key the key with any salt already stripped
+   * @param dimensions the event's dimension values ({@code input.dimensions} order, null where
+   *     absent), or null; read, not kept (the earliest event's values are copied)
+   */
+  public Outcome update(
+      String key,
+      long eventTimeMs,
+      double[] numeric,
+      String distinctItem,
+      String frequentItem,
+      double quantileValue,
+      String[] dimensions) {
     long windowStartMs = windows.windowStartMs(eventTimeMs);
     WindowState window = lastWindow;
     if (window == null || window.startMs != windowStartMs) {
-      long windowEndMs = windows.windowEndMs(windowStartMs);
-      if (isTooLate(windowEndMs)) {
+      if (isTooLate(windows.lateBoundaryMs(windowStartMs))) {
         return Outcome.LATE;
       }
       window = open.get(windowStartMs);
       if (window == null) {
-        window = new WindowState(windowStartMs, windowEndMs);
+        window = newWindow(windowStartMs);
         open.put(windowStartMs, window);
       }
       lastWindow = window;
-    } else if (isTooLate(window.endMs)) {
+    } else if (isTooLate(window.lateBoundaryMs)) {
       return Outcome.LATE;
     }
     KeyWindow entry = window.keys.get(key);
@@ -121,6 +148,15 @@ public final class PartitionAggregator {
       openKeyWindows++;
     }
     entry.aggregate.update(numeric, distinctItem, frequentItem, quantileValue);
+    if (eventTimeMs < entry.firstEventMs) {
+      entry.firstEventMs = eventTimeMs;
+      if (dimensions != null && dimensions.length > 0) {
+        entry.dimensions = dimensions.clone();
+      }
+    }
+    if (eventTimeMs > entry.lastEventMs) {
+      entry.lastEventMs = eventTimeMs;
+    }
     if (!entry.dirty) {
       entry.dirty = true;
       window.dirtyKeys++;
@@ -135,9 +171,13 @@ public final class PartitionAggregator {
     return Outcome.ACCEPTED;
   }
 
-  private boolean isTooLate(long windowEndMs) {
+  private boolean isTooLate(long lateBoundaryMs) {
     return watermarkMs != Long.MIN_VALUE
-        && saturatingAdd(windowEndMs, allowedLatenessMs) <= watermarkMs;
+        && saturatingAdd(lateBoundaryMs, allowedLatenessMs) <= watermarkMs;
+  }
+
+  private WindowState newWindow(long startMs) {
+    return new WindowState(startMs, windows.windowEndMs(startMs), windows.lateBoundaryMs(startMs));
   }
 
   /**
@@ -170,13 +210,17 @@ public final class PartitionAggregator {
                     e.getKey(),
                     window.startMs,
                     window.endMs,
-                    AggregateCodec.encode(kw.aggregate)));
+                    AggregateCodec.encode(kw.aggregate),
+                    shape,
+                    kw.firstEventMs,
+                    kw.lastEventMs,
+                    kw.dimensions));
             emitted++;
           }
         }
         window.dirtyKeys = 0;
       }
-      if (saturatingAdd(window.endMs, allowedLatenessMs) <= watermarkMs) {
+      if (saturatingAdd(window.lateBoundaryMs, allowedLatenessMs) <= watermarkMs) {
         openKeyWindows -= window.keys.size();
         it.remove();
         if (lastWindow == window) {
@@ -188,13 +232,14 @@ public final class PartitionAggregator {
   }
 
   /**
-   * End of input: moves the watermark to the end of the latest open window so the next {@link
-   * #emit} emits (and, with no allowed lateness, drops) every open window. Later events for those
-   * windows are late.
+   * End of input: moves the watermark to where the coordinator can close every result of the
+   * latest open slice ({@link WindowAssigner#finalWatermarkMs}: for tumbling windows its end)
+   * so the next {@link #emit} emits (and, with no allowed lateness, drops) every open slice.
+   * Later events for those slices are late.
    */
   public void finalizeOpenWindows() {
     if (!open.isEmpty()) {
-      long lastEnd = open.lastEntry().getValue().endMs;
+      long lastEnd = windows.finalWatermarkMs(open.lastKey());
       if (lastEnd > watermarkMs) {
         watermarkMs = lastEnd;
       }
@@ -232,12 +277,15 @@ public final class PartitionAggregator {
     return openKeyWindows;
   }
 
-  private static final byte SNAPSHOT_VERSION = 1;
+  private static final byte SNAPSHOT_VERSION = 2;
+  private static final byte SNAPSHOT_VERSION_1 = 1;
 
   /**
    * The whole state, encoded: {@code version:u8 partition:i32 maxEventTimeMs:i64
    * watermarkMs:i64 windows:i32 {startMs:i64 endMs:i64 keys:i32 {keyLength:i32 key:utf8
-   * dirty:u8 version:i64 aggregateLength:i32 aggregate}*}*}.
+   * dirty:u8 version:i64 firstEventMs:i64 lastEventMs:i64 dimensions:u8 {length:i32 (-1 =
+   * absent) value:utf8}* aggregateLength:i32 aggregate}*}*}. Version 1 snapshots (no extent, no
+   * dimensions) are still restored.
    */
   public byte[] snapshot() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + (int) Math.min(openKeyWindows * 96, 1 << 26));
@@ -258,6 +306,18 @@ public final class PartitionAggregator {
           KeyWindow kw = e.getValue();
           out.writeByte(kw.dirty ? 1 : 0);
           out.writeLong(kw.version);
+          out.writeLong(kw.firstEventMs);
+          out.writeLong(kw.lastEventMs);
+          out.writeByte(kw.dimensions.length);
+          for (String d : kw.dimensions) {
+            if (d == null) {
+              out.writeInt(-1);
+            } else {
+              byte[] v = d.getBytes(StandardCharsets.UTF_8);
+              out.writeInt(v.length);
+              out.write(v);
+            }
+          }
           byte[] agg = AggregateCodec.encode(kw.aggregate);
           out.writeInt(agg.length);
           out.write(agg);
@@ -284,7 +344,7 @@ public final class PartitionAggregator {
     try {
       ByteBuffer in = ByteBuffer.wrap(snapshot);
       byte version = in.get();
-      if (version != SNAPSHOT_VERSION) {
+      if (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_1) {
         throw new CheckpointFormatException("unknown node snapshot version " + version);
       }
       PartitionAggregator a =
@@ -293,7 +353,14 @@ public final class PartitionAggregator {
       a.watermarkMs = in.getLong();
       int windowCount = count(in, 20);
       for (int i = 0; i < windowCount; i++) {
-        WindowState w = new WindowState(in.getLong(), in.getLong());
+        long startMs = in.getLong();
+        long endMs = in.getLong();
+        if (endMs != windows.windowEndMs(startMs)) {
+          throw new CheckpointFormatException(
+              "snapshot slice [" + startMs + ", " + endMs + ") does not match the job's windows "
+                  + windows);
+        }
+        WindowState w = a.newWindow(startMs);
         int keys = count(in, 17);
         for (int k = 0; k < keys; k++) {
           byte[] key = new byte[count(in, 1)];
@@ -301,6 +368,31 @@ public final class PartitionAggregator {
           KeyWindow kw = new KeyWindow(null);
           boolean dirty = in.get() != 0;
           long kwVersion = in.getLong();
+          long firstEventMs = w.startMs;
+          long lastEventMs = w.endMs - 1;
+          String[] dims = Partial.NO_DIMENSIONS;
+          if (version == SNAPSHOT_VERSION) {
+            firstEventMs = in.getLong();
+            lastEventMs = in.getLong();
+            int dimCount = in.get() & 0xff;
+            if (dimCount > 0) {
+              dims = new String[dimCount];
+              for (int d = 0; d < dimCount; d++) {
+                int length = in.getInt();
+                if (length == -1) {
+                  continue;
+                }
+                if (length < 0 || length > in.remaining()) {
+                  throw new CheckpointFormatException(
+                      "dimension length " + length + " does not fit the " + in.remaining()
+                          + " bytes left");
+                }
+                byte[] v = new byte[length];
+                in.get(v);
+                dims[d] = new String(v, StandardCharsets.UTF_8);
+              }
+            }
+          }
           int aggLength = count(in, 1);
           Aggregate agg = AggregateCodec.decode(snapshot, in.position(), aggLength);
           in.position(in.position() + aggLength);
@@ -311,6 +403,9 @@ public final class PartitionAggregator {
           kw = new KeyWindow(agg);
           kw.dirty = dirty;
           kw.version = kwVersion;
+          kw.firstEventMs = firstEventMs;
+          kw.lastEventMs = lastEventMs;
+          kw.dimensions = dims;
           w.keys.put(new String(key, StandardCharsets.UTF_8), kw);
           if (dirty) {
             w.dirtyKeys++;
@@ -351,12 +446,14 @@ public final class PartitionAggregator {
   private static final class WindowState {
     final long startMs;
     final long endMs;
+    final long lateBoundaryMs;
     final HashMap<String, KeyWindow> keys = new HashMap<>();
     int dirtyKeys;
 
-    WindowState(long startMs, long endMs) {
+    WindowState(long startMs, long endMs, long lateBoundaryMs) {
       this.startMs = startMs;
       this.endMs = endMs;
+      this.lateBoundaryMs = lateBoundaryMs;
     }
   }
 
@@ -364,6 +461,9 @@ public final class PartitionAggregator {
     final Aggregate aggregate;
     long version;
     boolean dirty;
+    long firstEventMs = Long.MAX_VALUE;
+    long lastEventMs = Long.MIN_VALUE;
+    String[] dimensions = Partial.NO_DIMENSIONS;
 
     KeyWindow(Aggregate aggregate) {
       this.aggregate = aggregate;
