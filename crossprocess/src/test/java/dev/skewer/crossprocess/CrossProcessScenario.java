@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.skewer.launcher.verify.ResultCheck;
+import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.workload.GeneratedEvent;
@@ -16,7 +17,13 @@ import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
@@ -41,6 +48,7 @@ abstract class CrossProcessScenario {
   static final Duration RESULTS_QUIET = Duration.ofSeconds(25);
 
   protected ClusterUnderTest cluster;
+  private String finalsAudit = "";
 
   @AfterEach
   void closeCluster() {
@@ -109,9 +117,10 @@ abstract class CrossProcessScenario {
     SideOutput dlq = awaitSideOutput(cluster.job().topics().dlq(), reference.dlq());
     String verdict =
         String.format(
-            "%s %s: %s | %s | %s | logs %s",
-            Instant.now(), scenario, report.summary(), late.summary(), dlq.summary(),
-            cluster.workDir().toAbsolutePath());
+            "%s %s: %s%s | %s | %s | logs %s",
+            Instant.now(), scenario, report.summary(), categories(report.problems()) + finalsAudit,
+            late.summary(), dlq.summary(), cluster.workDir().toAbsolutePath());
+    writeProblems(report.problems());
     System.err.println(verdict);
     record(verdict);
 
@@ -129,6 +138,7 @@ abstract class CrossProcessScenario {
   private ResultCheck.Report awaitResults(ExactReference reference) {
     String topic = cluster.job().topics().results();
     ResultCheck.Report[] last = new ResultCheck.Report[1];
+    AtomicReference<List<ConsumerRecord<byte[], byte[]>>> lastResults = new AtomicReference<>();
     long[] lastRecords = {-1};
     long[] lastChangeNs = {System.nanoTime()};
     await()
@@ -140,6 +150,7 @@ abstract class CrossProcessScenario {
               List<ConsumerRecord<byte[], byte[]>> results =
                   TopicReader.readAll(cluster.bootstrap(), topic, Duration.ofSeconds(20));
               last[0] = ResultCheck.check(reference, results, "key", "value", true);
+              lastResults.set(results);
               if (results.size() != lastRecords[0]) {
                 lastRecords[0] = results.size();
                 lastChangeNs[0] = System.nanoTime();
@@ -147,7 +158,39 @@ abstract class CrossProcessScenario {
               return last[0].ok()
                   || System.nanoTime() - lastChangeNs[0] > RESULTS_QUIET.toNanos();
             });
+    finalsAudit = duplicateFinals(lastResults.get());
     return last[0];
+  }
+
+  /**
+   * For the (key, window)s with more than one revision-0 result: how many, and how many of those
+   * repeat the same value byte for byte (harmless to an upsert consumer) rather than differ.
+   */
+  static String duplicateFinals(List<ConsumerRecord<byte[], byte[]>> results) {
+    if (results == null) {
+      return "";
+    }
+    Map<String, List<String>> finals = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : results) {
+      String key = new String(r.key(), StandardCharsets.UTF_8);
+      if (ResultRecord.parse(key, r.value(), "key", "value").revision() == 0) {
+        finals.computeIfAbsent(key, k -> new ArrayList<>()).add(new String(r.value(), StandardCharsets.UTF_8));
+      }
+    }
+    long repeated = 0;
+    long identical = 0;
+    for (List<String> values : finals.values()) {
+      if (values.size() > 1) {
+        repeated++;
+        if (new HashSet<>(values).size() == 1) {
+          identical++;
+        }
+      }
+    }
+    return repeated == 0
+        ? ""
+        : String.format(
+            " (repeated finals: %d (key, window)s, %d of them byte-identical)", repeated, identical);
   }
 
   private SideOutput awaitSideOutput(String topic, List<GeneratedEvent> expected) {
@@ -167,6 +210,43 @@ abstract class CrossProcessScenario {
               return last[0].ok() || System.nanoTime() - started > Duration.ofSeconds(15).toNanos();
             });
     return last[0];
+  }
+
+  /**
+   * The problems by kind, e.g. {@code [missing 4200, count 300, finals 0, ...]}; empty when
+   * there are none.
+   */
+  static String categories(List<String> problems) {
+    if (problems.isEmpty()) {
+      return "";
+    }
+    Map<String, Integer> byKind = new LinkedHashMap<>();
+    for (String kind : List.of("missing", "unexpected", "finals", "revision", "count", "sum", "min/max", "distinct")) {
+      byKind.put(kind, 0);
+    }
+    for (String p : problems) {
+      String kind =
+          p.startsWith("missing result") ? "missing"
+              : p.startsWith("unexpected result") ? "unexpected"
+              : p.contains("final results (revision 0)") ? "finals"
+              : p.contains("without late input") ? "revision"
+              : p.contains(": count ") ? "count"
+              : p.contains(": sum ") ? "sum"
+              : p.contains(": min/max ") ? "min/max"
+              : p.contains(": distinct ") ? "distinct"
+              : "other";
+      byKind.merge(kind, 1, Integer::sum);
+    }
+    byKind.values().removeIf(n -> n == 0);
+    return " " + byKind;
+  }
+
+  private void writeProblems(List<String> problems) {
+    try {
+      Files.write(cluster.workDir().resolve("problems.txt"), problems, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static void record(String verdict) {

@@ -52,8 +52,13 @@ final class LoadRun implements AutoCloseable {
   /** Starts sending {@code spec}'s events to {@code topic} at {@code rate} events per second. */
   static LoadRun start(
       String bootstrap, String topic, WorkloadSpec spec, ExactReference reference, double rate) {
+    return start(bootstrap, topic, Workload.of(spec), reference, rate);
+  }
+
+  /** Starts sending {@code workload} to {@code topic} at {@code rate} events per second. */
+  static LoadRun start(
+      String bootstrap, String topic, Workload workload, ExactReference reference, double rate) {
     LoadRun run = new LoadRun(bootstrap, topic, reference, rate);
-    Workload workload = Workload.of(spec);
     Thread t =
         new Thread(
             () -> {
