@@ -1,10 +1,50 @@
 package dev.skewer.coordinator.merge;
 
 import dev.skewer.sketches.Aggregate;
+import java.util.Objects;
 
 /**
- * A merged (key, window) ready to be written: revision 0 is the final result emitted when the
- * window closed; higher revisions follow late-but-allowed input.
+ * A merged (key, window) or (key, session) ready to be written: revision 0 is the final result
+ * emitted when the window or session closed; higher revisions follow late-but-allowed input.
+ *
+ * <p>For sessions {@code windowStartMs} and {@code windowEndMs} are the first and last event
+ * times (both inclusive) and the result key is {@code key@windowStartMs}. A session that a late
+ * event merged into an earlier-starting one is emitted once more, {@linkplain #superseded()
+ * superseded}: with an empty aggregate, the next revision of its own result key, and {@link
+ * #supersededByStartMs} the start of the session that absorbed it.
+ *
+ * @param dimensions the dimension values of the earliest event ({@code input.dimensions} order,
+ *     null where absent); empty when none were carried
+ * @param supersededByStartMs the start of the absorbing session, or {@link #NOT_SUPERSEDED}
  */
 public record FinalResult(
-    String key, long windowStartMs, long windowEndMs, Aggregate aggregate, int revision) {}
+    String key,
+    long windowStartMs,
+    long windowEndMs,
+    Aggregate aggregate,
+    int revision,
+    String[] dimensions,
+    long supersededByStartMs) {
+
+  /** {@link #supersededByStartMs} of a live result. */
+  public static final long NOT_SUPERSEDED = Long.MIN_VALUE;
+
+  private static final String[] NONE = new String[0];
+
+  public FinalResult {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(aggregate, "aggregate");
+    dimensions = dimensions == null ? NONE : dimensions;
+  }
+
+  /** A live result without dimensions. */
+  public FinalResult(
+      String key, long windowStartMs, long windowEndMs, Aggregate aggregate, int revision) {
+    this(key, windowStartMs, windowEndMs, aggregate, revision, NONE, NOT_SUPERSEDED);
+  }
+
+  /** Whether a late bridging event merged this session into the one starting at {@link #supersededByStartMs}. */
+  public boolean superseded() {
+    return supersededByStartMs != NOT_SUPERSEDED;
+  }
+}

@@ -1,6 +1,9 @@
 package dev.skewer.coordinator.merge;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
+import dev.skewer.core.job.WindowSpec;
+import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
@@ -22,9 +25,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Merges the Partials of one partials partition into final Results (EMIT FINAL).
+ * Merges the Partials of one partials partition into final Results (EMIT FINAL), for every
+ * window shape: tumbling windows here, hopping windows in {@link HoppingMerge} (windows composed
+ * from slices), sessions in {@link SessionMerge} (sessions chained from slice extents). The
+ * shape comes with the Partials ({@link Partial#shape()}), so the merger needs no window
+ * configuration; a merger serves one shape, fixed by the constructor or by the first Partial,
+ * and refuses Partials of another ({@link #mismatchedPartials()}).
  *
- * <p>Contract:
+ * <p>Contract (tumbling; the other shapes follow the same rules per slice and compose results
+ * from slices, see their classes):
  *
  * <ul>
  *   <li>Per (key, window) it keeps the latest Partial of each source partition: a Partial
@@ -55,7 +64,11 @@ public final class WindowMerger {
   private long latePartials;
   private long stalePartials;
   private long heldPartials;
+  private WindowShape shape; // null until fixed by the constructor or the first Partial
+  private SliceMerge sliced; // hopping or session; null for tumbling
+  private long mismatchedPartials;
 
+  /** A merger whose window shape is that of the first Partial it accepts. */
   public WindowMerger(int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
     if (allowedLatenessMs < 0) {
       throw new IllegalArgumentException("allowedLatenessMs must be >= 0, was " + allowedLatenessMs);
@@ -65,10 +78,53 @@ public final class WindowMerger {
     this.sketchSpec = sketchSpec;
   }
 
+  /** A merger for the windows of {@code window}; Partials of another shape are refused. */
+  public WindowMerger(
+      WindowSpec window, int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
+    this(sourcePartitions, allowedLatenessMs, sketchSpec);
+    fixShape(WindowAssigner.of(window).shape());
+  }
+
+  private void fixShape(WindowShape s) {
+    shape = s;
+    if (s instanceof WindowShape.Hopping h) {
+      sliced = new HoppingMerge(h, allowedLatenessMs, sketchSpec);
+    } else if (s instanceof WindowShape.Session w) {
+      sliced = new SessionMerge(w, allowedLatenessMs, sketchSpec);
+    }
+  }
+
+  /** The window shape merged, or null before the first Partial. */
+  public WindowShape shape() {
+    return shape;
+  }
+
   /** Applies a Partial; see the class contract. */
   public void accept(Partial p) {
     if (!watermarks.admitEpoch(p.sourcePartition(), p.epoch())) {
       stalePartials++;
+      return;
+    }
+    if (shape == null) {
+      fixShape(p.shape());
+    } else if (!shape.equals(p.shape())) {
+      mismatchedPartials++;
+      return;
+    }
+    if (sliced != null) {
+      switch (sliced.accept(p, watermarks.sourcePartitions())) {
+        case STALE:
+          stalePartials++;
+          break;
+        case LATE:
+          latePartials++;
+          break;
+        case MISMATCHED:
+          mismatchedPartials++;
+          break;
+        default:
+          break;
+      }
       return;
     }
     if (p.windowEndMs() <= droppedThroughMs) {
@@ -134,6 +190,9 @@ public final class WindowMerger {
     if (global == Long.MIN_VALUE) {
       return 0;
     }
+    if (sliced != null) {
+      return sliced.advance(global, sink);
+    }
     int emitted = 0;
     Iterator<Map.Entry<Long, WindowEntry>> it = windows.entrySet().iterator();
     while (it.hasNext()) {
@@ -150,7 +209,9 @@ public final class WindowMerger {
           kw.changed = false;
           kw.revision++;
           sink.accept(
-              new FinalResult(e.getKey(), window.startMs, window.endMs, merge(kw), kw.revision));
+              new FinalResult(
+                  e.getKey(), window.startMs, window.endMs, merge(kw), kw.revision,
+                  dimensions(kw), FinalResult.NOT_SUPERSEDED));
           emitted++;
         }
         window.changedKeys = 0;
@@ -170,14 +231,36 @@ public final class WindowMerger {
     return emitted;
   }
 
-  /** The merged aggregate of a held (key, window), or null if none is held. */
+  /**
+   * The merged aggregate of a held (key, window) — for sessions (key, session start) — or null
+   * if none is held.
+   */
   public Aggregate merged(String key, long windowEndMs) {
+    if (sliced instanceof HoppingMerge h) {
+      return h.merged(key, windowEndMs);
+    }
+    if (sliced instanceof SessionMerge s) {
+      return s.merged(key, windowEndMs);
+    }
     WindowEntry window = windows.get(windowEndMs);
     if (window == null) {
       return null;
     }
     KeyWindow kw = window.keys.get(key);
     return kw == null ? null : merge(kw);
+  }
+
+  /** The dimensions of the earliest event of a (key, window); lowest source on ties. */
+  private static String[] dimensions(KeyWindow kw) {
+    String[] dimensions = null;
+    long earliest = Long.MAX_VALUE;
+    for (Partial p : kw.bySource) {
+      if (p != null && p.firstEventMs() < earliest) {
+        earliest = p.firstEventMs();
+        dimensions = p.dimensions();
+      }
+    }
+    return dimensions;
   }
 
   /** Merges the held Partials of a (key, window) in source-partition order. */
@@ -209,17 +292,23 @@ public final class WindowMerger {
     return stalePartials;
   }
 
-  /** Partials currently held. */
-  public long heldPartials() {
-    return heldPartials;
+  /** Partials refused because their window shape or slice length is not this merger's. */
+  public long mismatchedPartials() {
+    return mismatchedPartials;
   }
 
-  /** Windows currently held. */
+  /** Partials currently held. */
+  public long heldPartials() {
+    return sliced != null ? sliced.heldPartials() : heldPartials;
+  }
+
+  /** Windows currently held (hopping: slices; sessions: keys with sessions). */
   public int openWindows() {
-    return windows.size();
+    return sliced != null ? sliced.openWindows() : windows.size();
   }
 
   private static final byte SNAPSHOT_VERSION = 1;
+  private static final byte SNAPSHOT_VERSION_SLICED = 2;
 
   /**
    * The whole state, encoded: the per-source watermarks and epochs, the dropped-through bound,
@@ -229,6 +318,27 @@ public final class WindowMerger {
    */
   public byte[] snapshot() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
+    if (sliced != null) {
+      // version 2: watermarks, shape, the sliced engine's state
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeByte(SNAPSHOT_VERSION_SLICED);
+        watermarks.writeTo(out);
+        out.writeByte(shape.code());
+        if (shape instanceof WindowShape.Hopping h) {
+          out.writeLong(h.sizeMs());
+          out.writeLong(h.hopMs());
+        } else {
+          out.writeLong(((WindowShape.Session) shape).gapMs());
+          out.writeLong(0);
+        }
+        out.writeLong(stalePartials);
+        out.writeLong(latePartials);
+        sliced.writeTo(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // in-memory stream: cannot happen
+      }
+      return bytes.toByteArray();
+    }
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(SNAPSHOT_VERSION);
       watermarks.writeTo(out);
@@ -274,6 +384,9 @@ public final class WindowMerger {
     try {
       ByteBuffer in = ByteBuffer.wrap(snapshot);
       byte version = in.get();
+      if (version == SNAPSHOT_VERSION_SLICED) {
+        return restoreSliced(in, sourcePartitions, allowedLatenessMs, sketchSpec);
+      }
       if (version != SNAPSHOT_VERSION) {
         throw new CheckpointFormatException("unknown coordinator snapshot version " + version);
       }
@@ -317,6 +430,38 @@ public final class WindowMerger {
     } catch (BufferUnderflowException | WireFormatException e) {
       throw new CheckpointFormatException("corrupt coordinator snapshot: " + e, e);
     }
+  }
+
+  private static WindowMerger restoreSliced(
+      ByteBuffer in, int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
+    WindowMerger m = new WindowMerger(sourcePartitions, allowedLatenessMs, sketchSpec);
+    m.watermarks = SourceWatermarks.readFrom(in, sourcePartitions);
+    byte code = in.get();
+    long a = in.getLong();
+    long b = in.getLong();
+    try {
+      if (code == 1) {
+        m.shape = new WindowShape.Hopping(a, b);
+      } else if (code == 2) {
+        m.shape = new WindowShape.Session(a);
+      } else {
+        throw new CheckpointFormatException("unknown window shape " + code + " in snapshot");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CheckpointFormatException("invalid window shape in snapshot: " + e.getMessage(), e);
+    }
+    m.stalePartials = in.getLong();
+    m.latePartials = in.getLong();
+    int sources = m.watermarks.sourcePartitions();
+    m.sliced =
+        m.shape instanceof WindowShape.Hopping h
+            ? HoppingMerge.readFrom(in, h, allowedLatenessMs, sketchSpec, sources)
+            : SessionMerge.readFrom(
+                in, (WindowShape.Session) m.shape, allowedLatenessMs, sketchSpec, sources);
+    if (in.hasRemaining()) {
+      throw new CheckpointFormatException(in.remaining() + " trailing bytes in coordinator snapshot");
+    }
+    return m;
   }
 
   private static int count(ByteBuffer in, int minBytes) {

@@ -1,0 +1,371 @@
+package dev.skewer.coordinator.merge;
+
+import dev.skewer.core.window.SessionWindowAssigner;
+import dev.skewer.core.window.WindowShape;
+import dev.skewer.core.wire.Partial;
+import dev.skewer.sketches.Aggregate;
+import dev.skewer.sketches.AggregateCodec;
+import dev.skewer.sketches.SketchSpec;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * Sessions merged from slice Partials. Per key it holds, per slice, the latest Partial of each
+ * source, each with the first and last event time the source saw in that slice. A slice is
+ * shorter than the gap, so all events of one slice (from every source) belong to one session;
+ * sessions are the maximal runs of slices whose extents are less than {@code gap} apart: exact,
+ * because a session is a chain of events each less than gap after the previous, every event is
+ * in some slice extent, and extents less than gap apart contain events less than gap apart.
+ *
+ * <p>Emission (EMIT FINAL): a session whose last event is at {@code e} is final when the global
+ * watermark reaches the first slice boundary at or after {@code e + gap}; it is emitted once,
+ * revision 0, under result key {@code key@start}. Until that boundary + allowed lateness, a late
+ * Partial that changes it yields the next revision; one that extends it to an earlier start, or
+ * bridges it with another emitted session, emits the merged session under the earliest start
+ * (revision = 1 + the highest revision it absorbs) and then each absorbed result key once more,
+ * superseded (empty aggregate, {@link FinalResult#supersededByStartMs}). A session is dropped at
+ * its close boundary + allowed lateness; the node's lateness rule (slice end + allowed lateness)
+ * guarantees no accepted event can still join a dropped session.
+ *
+ * <p>Not thread-safe.
+ */
+final class SessionMerge implements SliceMerge {
+
+  private static final long NOT_DUE = Long.MAX_VALUE;
+
+  // configuration
+  private final long gapMs;
+  private final long sliceMs;
+  private final long allowedLatenessMs;
+  private final SketchSpec sketchSpec;
+
+  // checkpointed state
+  private final HashMap<String, KeySessions> keys = new HashMap<>();
+  private long lastGlobalMs = Long.MIN_VALUE;
+
+  // derived (rebuilt on restore)
+  private final TreeMap<Long, LinkedHashSet<String>> due = new TreeMap<>();
+  private final LinkedHashSet<String> dirty = new LinkedHashSet<>();
+  private long heldPartials;
+
+  SessionMerge(WindowShape.Session shape, long allowedLatenessMs, SketchSpec sketchSpec) {
+    this.gapMs = shape.gapMs();
+    this.sliceMs = SessionWindowAssigner.sliceMs(gapMs);
+    this.allowedLatenessMs = allowedLatenessMs;
+    this.sketchSpec = sketchSpec;
+  }
+
+  private long closeBoundary(long lastEventMs) {
+    return SessionWindowAssigner.closeBoundaryMs(lastEventMs, gapMs, sliceMs);
+  }
+
+  @Override
+  public Outcome accept(Partial p, int sourcePartitions) {
+    long s = p.windowStartMs();
+    if (p.windowEndMs() - s != sliceMs || Math.floorMod(s, sliceMs) != 0) {
+      return Outcome.MISMATCHED;
+    }
+    if (lastGlobalMs != Long.MIN_VALUE
+        && Snapshots.saturatingAdd(closeBoundary(p.lastEventMs()), allowedLatenessMs)
+            <= lastGlobalMs) {
+      return Outcome.LATE;
+    }
+    KeySessions ks = keys.get(p.key());
+    SessionSlice slice = ks == null ? null : ks.slices.get(s);
+    int src = p.sourcePartition();
+    if (slice != null && src < slice.bySource.length && slice.bySource[src] != null) {
+      Partial held = slice.bySource[src];
+      if (p.epoch() < held.epoch() || (p.epoch() == held.epoch() && p.version() < held.version())) {
+        return Outcome.STALE;
+      }
+      if (Arrays.equals(held.aggregate(), p.aggregate())
+          && held.firstEventMs() == p.firstEventMs()
+          && held.lastEventMs() == p.lastEventMs()) {
+        slice.bySource[src] = p;
+        return Outcome.UNCHANGED;
+      }
+    } else {
+      if (ks == null) {
+        ks = new KeySessions();
+        keys.put(p.key(), ks);
+      }
+      if (slice == null) {
+        slice = new SessionSlice(new Partial[Math.max(sourcePartitions, src + 1)]);
+        ks.slices.put(s, slice);
+      } else if (src >= slice.bySource.length) {
+        slice.bySource = Arrays.copyOf(slice.bySource, Math.max(src + 1, sourcePartitions));
+      }
+      heldPartials++;
+    }
+    slice.bySource[src] = p;
+    slice.changed = true;
+    dirty.add(p.key());
+    return Outcome.CHANGED;
+  }
+
+  @Override
+  public int advance(long globalMs, ResultSink sink) {
+    lastGlobalMs = Math.max(lastGlobalMs, globalMs);
+    LinkedHashSet<String> todo = new LinkedHashSet<>(dirty);
+    dirty.clear();
+    NavigableMap<Long, LinkedHashSet<String>> ready = due.headMap(globalMs, true);
+    for (LinkedHashSet<String> k : ready.values()) {
+      todo.addAll(k);
+    }
+    ready.clear();
+    int emitted = 0;
+    for (String key : todo) {
+      KeySessions ks = keys.get(key);
+      if (ks != null) {
+        emitted += process(key, ks, globalMs, sink);
+      }
+    }
+    return emitted;
+  }
+
+  private int process(String key, KeySessions ks, long globalMs, ResultSink sink) {
+    unschedule(key, ks);
+    int emitted = 0;
+    long nextDue = NOT_DUE;
+    for (Session session : sessions(ks)) {
+      long close = closeBoundary(session.lastMs);
+      if (close > globalMs) {
+        nextDue = Math.min(nextDue, close);
+        continue;
+      }
+      emitted += emitIfNeeded(key, ks, session, sink);
+      long drop = Snapshots.saturatingAdd(close, allowedLatenessMs);
+      if (drop <= globalMs) {
+        for (SessionSlice slice : session.slices) {
+          heldPartials -= Snapshots.held(slice.bySource);
+        }
+        ks.slices.subMap(session.firstSliceMs, true, session.lastSliceMs, true).clear();
+        ks.emitted.headMap(session.lastMs, true).clear();
+      } else {
+        nextDue = Math.min(nextDue, drop);
+      }
+    }
+    if (ks.slices.isEmpty()) {
+      keys.remove(key);
+    } else if (nextDue != NOT_DUE) {
+      ks.dueAtMs = nextDue;
+      due.computeIfAbsent(nextDue, t -> new LinkedHashSet<>()).add(key);
+    }
+    return emitted;
+  }
+
+  private void unschedule(String key, KeySessions ks) {
+    if (ks.dueAtMs != NOT_DUE) {
+      LinkedHashSet<String> at = due.get(ks.dueAtMs);
+      if (at != null) {
+        at.remove(key);
+        if (at.isEmpty()) {
+          due.remove(ks.dueAtMs);
+        }
+      }
+      ks.dueAtMs = NOT_DUE;
+    }
+  }
+
+  /** The key's sessions: maximal runs of slices whose extents are less than the gap apart. */
+  private List<Session> sessions(KeySessions ks) {
+    List<Session> sessions = new ArrayList<>();
+    Session current = null;
+    for (Map.Entry<Long, SessionSlice> e : ks.slices.entrySet()) {
+      SessionSlice slice = e.getValue();
+      long first = Long.MAX_VALUE;
+      long last = Long.MIN_VALUE;
+      for (Partial p : slice.bySource) {
+        if (p != null) {
+          first = Math.min(first, p.firstEventMs());
+          last = Math.max(last, p.lastEventMs());
+        }
+      }
+      if (current != null && first - current.lastMs < gapMs) {
+        current.lastMs = Math.max(current.lastMs, last);
+        current.lastSliceMs = e.getKey();
+      } else {
+        current = new Session(first, last, e.getKey());
+        sessions.add(current);
+      }
+      current.slices.add(slice);
+      current.changed |= slice.changed;
+    }
+    return sessions;
+  }
+
+  private int emitIfNeeded(String key, KeySessions ks, Session session, ResultSink sink) {
+    NavigableMap<Long, Emitted> covered =
+        ks.emitted.subMap(session.firstMs, true, session.lastMs, true);
+    Emitted own = ks.emitted.get(session.firstMs);
+    boolean absorbs = covered.size() > (own == null ? 0 : 1);
+    if (own != null && !absorbs && !session.changed && own.lastMs == session.lastMs) {
+      return 0;
+    }
+    int revision = 0;
+    for (Emitted x : covered.values()) {
+      revision = Math.max(revision, x.revision + 1);
+    }
+    Aggregate merged = Aggregate.empty(sketchSpec);
+    String[] dimensions = null;
+    long earliest = Long.MAX_VALUE;
+    for (SessionSlice slice : session.slices) { // canonical order: slice, then source
+      for (Partial p : slice.bySource) {
+        if (p != null) {
+          merged.merge(AggregateCodec.decode(p.aggregate()));
+          if (p.firstEventMs() < earliest) {
+            earliest = p.firstEventMs();
+            dimensions = p.dimensions();
+          }
+        }
+      }
+      slice.changed = false;
+    }
+    sink.accept(
+        new FinalResult(
+            key, session.firstMs, session.lastMs, merged, revision, dimensions,
+            FinalResult.NOT_SUPERSEDED));
+    int emitted = 1;
+    for (Map.Entry<Long, Emitted> x : covered.entrySet()) {
+      if (x.getKey() != session.firstMs) {
+        sink.accept(
+            new FinalResult(
+                key, x.getKey(), x.getValue().lastMs, Aggregate.empty(sketchSpec),
+                x.getValue().revision + 1, null, session.firstMs));
+        emitted++;
+      }
+    }
+    covered.clear();
+    ks.emitted.put(session.firstMs, new Emitted(session.lastMs, revision));
+    return emitted;
+  }
+
+  /** The merged aggregate of the key's session starting at {@code startMs}, or null. */
+  Aggregate merged(String key, long startMs) {
+    KeySessions ks = keys.get(key);
+    if (ks == null) {
+      return null;
+    }
+    for (Session session : sessions(ks)) {
+      if (session.firstMs == startMs) {
+        Aggregate merged = Aggregate.empty(sketchSpec);
+        for (SessionSlice slice : session.slices) {
+          for (Partial p : slice.bySource) {
+            if (p != null) {
+              merged.merge(AggregateCodec.decode(p.aggregate()));
+            }
+          }
+        }
+        return merged;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public long heldPartials() {
+    return heldPartials;
+  }
+
+  /** Keys with held sessions. */
+  @Override
+  public int openWindows() {
+    return keys.size();
+  }
+
+  @Override
+  public void writeTo(DataOutputStream out) throws IOException {
+    out.writeLong(lastGlobalMs);
+    out.writeInt(keys.size());
+    for (Map.Entry<String, KeySessions> e : keys.entrySet()) {
+      Snapshots.writeString(out, e.getKey());
+      KeySessions ks = e.getValue();
+      out.writeInt(ks.slices.size());
+      for (Map.Entry<Long, SessionSlice> s : ks.slices.entrySet()) {
+        out.writeLong(s.getKey());
+        out.writeByte(s.getValue().changed ? 1 : 0);
+        Snapshots.writeSources(out, s.getValue().bySource);
+      }
+      out.writeInt(ks.emitted.size());
+      for (Map.Entry<Long, Emitted> x : ks.emitted.entrySet()) {
+        out.writeLong(x.getKey());
+        out.writeLong(x.getValue().lastMs);
+        out.writeInt(x.getValue().revision);
+      }
+    }
+  }
+
+  static SessionMerge readFrom(
+      ByteBuffer in,
+      WindowShape.Session shape,
+      long allowedLatenessMs,
+      SketchSpec sketchSpec,
+      int sourcePartitions) {
+    SessionMerge m = new SessionMerge(shape, allowedLatenessMs, sketchSpec);
+    m.lastGlobalMs = in.getLong();
+    int keyCount = Snapshots.count(in, 12);
+    for (int i = 0; i < keyCount; i++) {
+      String key = Snapshots.readString(in);
+      KeySessions ks = new KeySessions();
+      int sliceCount = Snapshots.count(in, 13);
+      for (int s = 0; s < sliceCount; s++) {
+        long start = in.getLong();
+        boolean changed = in.get() != 0;
+        SessionSlice slice = new SessionSlice(Snapshots.readSources(in, sourcePartitions));
+        slice.changed = changed;
+        m.heldPartials += Snapshots.held(slice.bySource);
+        ks.slices.put(start, slice);
+      }
+      int emittedCount = Snapshots.count(in, 20);
+      for (int x = 0; x < emittedCount; x++) {
+        ks.emitted.put(in.getLong(), new Emitted(in.getLong(), in.getInt()));
+      }
+      m.keys.put(key, ks);
+      m.dirty.add(key); // re-evaluated on the next advance: emission is idempotent
+    }
+    return m;
+  }
+
+  private static final class KeySessions {
+    final TreeMap<Long, SessionSlice> slices = new TreeMap<>();
+    final TreeMap<Long, Emitted> emitted = new TreeMap<>(); // by session start
+    long dueAtMs = NOT_DUE;
+  }
+
+  private static final class SessionSlice {
+    Partial[] bySource;
+    boolean changed; // since the session containing it was last emitted
+
+    SessionSlice(Partial[] bySource) {
+      this.bySource = bySource;
+    }
+  }
+
+  /** What was last written under result key {@code key@start}. */
+  private record Emitted(long lastMs, int revision) {}
+
+  private static final class Session {
+    final long firstMs;
+    long lastMs;
+    final long firstSliceMs;
+    long lastSliceMs;
+    boolean changed;
+    final List<SessionSlice> slices = new ArrayList<>(2);
+
+    Session(long firstMs, long lastMs, long sliceMs) {
+      this.firstMs = firstMs;
+      this.lastMs = lastMs;
+      this.firstSliceMs = sliceMs;
+      this.lastSliceMs = sliceMs;
+    }
+  }
+}

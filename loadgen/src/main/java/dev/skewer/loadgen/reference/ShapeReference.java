@@ -1,0 +1,169 @@
+package dev.skewer.loadgen.reference;
+
+import dev.skewer.core.window.HoppingWindowAssigner;
+import dev.skewer.core.window.SessionWindowAssigner;
+import dev.skewer.core.window.TumblingWindowAssigner;
+import dev.skewer.core.window.WindowAssigner;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Brute-force ground truth for tumbling, hopping and session windows, by event time, with the
+ * nodes' lateness rule: events are fed in send order with the source partition they were sent
+ * to; per partition the watermark is {@code max event time seen - delay}; an event is late iff
+ * its slice's late boundary + allowed lateness ≤ that watermark (for tumbling windows the window
+ * end, for hopping windows the end of the earliest window containing it, for sessions the end of
+ * its gap/4 slice). Results are computed directly from the accepted events, without slices:
+ * every window {@code [k*hop, k*hop + size)} containing an event, or every session (each key's
+ * events sorted by time, split where two consecutive events are gap or more apart).
+ *
+ * <p>Keeps count, sum, min and max of one value per result. Not thread-safe.
+ */
+public final class ShapeReference {
+
+  /** One exact result: a window or a session ({@code endMs} is the last event for sessions). */
+  public record Result(String key, long startMs, long endMs, long count, double sum, double min, double max) {
+    /** The results-topic key, {@code key@startMs}. */
+    public String resultKey() {
+      return key + "@" + startMs;
+    }
+  }
+
+  private enum Kind {
+    TUMBLING,
+    HOPPING,
+    SESSION
+  }
+
+  private final Kind kind;
+  private final long sizeMs;
+  private final long hopMs;
+  private final long gapMs;
+  private final WindowAssigner slices;
+  private final long delayMs;
+  private final long allowedLatenessMs;
+  private final long[] maxEventTimeMs;
+  private final Map<String, List<double[]>> accepted = new HashMap<>(); // key -> {time, value}
+  private long late;
+
+  private ShapeReference(
+      Kind kind, long sizeMs, long hopMs, long gapMs, WindowAssigner slices, long delayMs,
+      long allowedLatenessMs, int partitions) {
+    this.kind = kind;
+    this.sizeMs = sizeMs;
+    this.hopMs = hopMs;
+    this.gapMs = gapMs;
+    this.slices = slices;
+    this.delayMs = delayMs;
+    this.allowedLatenessMs = allowedLatenessMs;
+    this.maxEventTimeMs = new long[partitions];
+    Arrays.fill(maxEventTimeMs, Long.MIN_VALUE);
+  }
+
+  public static ShapeReference tumbling(long sizeMs, long delayMs, long latenessMs, int partitions) {
+    return new ShapeReference(
+        Kind.TUMBLING, sizeMs, sizeMs, 0, new TumblingWindowAssigner(sizeMs), delayMs, latenessMs,
+        partitions);
+  }
+
+  public static ShapeReference hopping(
+      long sizeMs, long hopMs, long delayMs, long latenessMs, int partitions) {
+    return new ShapeReference(
+        Kind.HOPPING, sizeMs, hopMs, 0, new HoppingWindowAssigner(sizeMs, hopMs), delayMs,
+        latenessMs, partitions);
+  }
+
+  public static ShapeReference sessions(long gapMs, long delayMs, long latenessMs, int partitions) {
+    return new ShapeReference(
+        Kind.SESSION, 0, 0, gapMs, new SessionWindowAssigner(gapMs), delayMs, latenessMs,
+        partitions);
+  }
+
+  /**
+   * Folds in the next event in send order, sent to source partition {@code partition}.
+   *
+   * @return false if the event is late (goes to the late topic)
+   */
+  public boolean accept(int partition, String key, long eventTimeMs, double value) {
+    long max = maxEventTimeMs[partition];
+    if (max != Long.MIN_VALUE) {
+      long watermark = max - delayMs;
+      long boundary = slices.lateBoundaryMs(slices.windowStartMs(eventTimeMs));
+      if (boundary + allowedLatenessMs <= watermark) {
+        late++;
+        return false;
+      }
+    }
+    accepted.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {eventTimeMs, value});
+    if (eventTimeMs > max) {
+      maxEventTimeMs[partition] = eventTimeMs;
+    }
+    return true;
+  }
+
+  public long late() {
+    return late;
+  }
+
+  /** Every result, by result key. */
+  public Map<String, Result> results() {
+    Map<String, Result> results = new TreeMap<>();
+    for (Map.Entry<String, List<double[]>> e : accepted.entrySet()) {
+      List<double[]> events = new ArrayList<>(e.getValue());
+      Collections.sort(events, (a, b) -> Double.compare(a[0], b[0]));
+      if (kind == Kind.SESSION) {
+        sessions(e.getKey(), events, results);
+      } else {
+        windows(e.getKey(), events, results);
+      }
+    }
+    return results;
+  }
+
+  private void windows(String key, List<double[]> events, Map<String, Result> results) {
+    TreeMap<Long, List<double[]>> byStart = new TreeMap<>();
+    for (double[] ev : events) {
+      long t = (long) ev[0];
+      for (long w = Math.floorDiv(t, hopMs) * hopMs; w > t - sizeMs; w -= hopMs) {
+        byStart.computeIfAbsent(w, k -> new ArrayList<>()).add(ev);
+      }
+    }
+    for (Map.Entry<Long, List<double[]>> w : byStart.entrySet()) {
+      Result r = result(key, w.getKey(), w.getKey() + sizeMs, w.getValue());
+      results.put(r.resultKey(), r);
+    }
+  }
+
+  private void sessions(String key, List<double[]> events, Map<String, Result> results) {
+    List<double[]> session = new ArrayList<>();
+    for (double[] ev : events) {
+      if (!session.isEmpty() && (long) ev[0] - (long) session.get(session.size() - 1)[0] >= gapMs) {
+        Result r = result(key, (long) session.get(0)[0], (long) session.get(session.size() - 1)[0], session);
+        results.put(r.resultKey(), r);
+        session = new ArrayList<>();
+      }
+      session.add(ev);
+    }
+    if (!session.isEmpty()) {
+      Result r = result(key, (long) session.get(0)[0], (long) session.get(session.size() - 1)[0], session);
+      results.put(r.resultKey(), r);
+    }
+  }
+
+  private static Result result(String key, long startMs, long endMs, List<double[]> events) {
+    double sum = 0;
+    double min = Double.POSITIVE_INFINITY;
+    double max = Double.NEGATIVE_INFINITY;
+    for (double[] ev : events) {
+      sum += ev[1];
+      min = Math.min(min, ev[1]);
+      max = Math.max(max, ev[1]);
+    }
+    return new Result(key, startMs, endMs, events.size(), sum, min, max);
+  }
+}
