@@ -135,15 +135,16 @@ class HotKeysIT {
       }
       assertThat(sent.sent()).isEqualTo(240_000);
       ResultCheck.Report[] report = new ResultCheck.Report[1];
-      List<ConsumerRecord<byte[], byte[]>>[] results = new List[1];
+      List<List<ConsumerRecord<byte[], byte[]>>> results = new ArrayList<>(List.of(List.of()));
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofSeconds(2))
           .until(
               () -> {
-                results[0] =
-                    TopicReader.readAll(kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
-                report[0] = ResultCheck.check(reference, results[0], "key", "value", true);
+                results.set(
+                    0,
+                    TopicReader.readAll(kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)));
+                report[0] = ResultCheck.check(reference, results.get(0), "key", "value", true);
                 return report[0].ok();
               });
       assertThat(report[0].problems()).as(name).isEmpty();
@@ -164,7 +165,7 @@ class HotKeysIT {
         }
       }
       Map<String, ResultRecord> last = new HashMap<>();
-      for (ConsumerRecord<byte[], byte[]> r : results[0]) {
+      for (ConsumerRecord<byte[], byte[]> r : results.get(0)) {
         ResultRecord rr =
             ResultRecord.parse(new String(r.key(), StandardCharsets.UTF_8), r.value(), "key", "value");
         last.merge(rr.resultKey(), rr, (a, b) -> b.revision() >= a.revision() ? b : a);

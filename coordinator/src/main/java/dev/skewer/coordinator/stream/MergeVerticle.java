@@ -83,6 +83,8 @@ public final class MergeVerticle extends VerticleBase {
   private final Set<Integer> ownedView = ConcurrentHashMap.newKeySet();
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong sendFailures = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicBoolean lostSend =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final AtomicLong heldPartials = new AtomicLong();
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private final AtomicLong resultsWritten = new AtomicLong();
@@ -380,6 +382,7 @@ public final class MergeVerticle extends VerticleBase {
                       pending.decrementAndGet();
                       if (e != null) {
                         sendFailures.incrementAndGet();
+                        lostSend.set(true);
                         LOG.error(
                             "coordinator={} failed to produce to topic=[{}]",
                             settings.coordinatorId(),
@@ -476,56 +479,71 @@ public final class MergeVerticle extends VerticleBase {
   private void onAssigned(Set<TopicPartition> assigned) {
     LOG.info("coordinator={} assigned {}", settings.coordinatorId(), assigned);
     for (TopicPartition tp : assigned) {
-      int q = tp.partition();
-      if (owned.containsKey(q)) {
-        continue;
+      if (!owned.containsKey(tp.partition())) {
+        takeOver(tp);
       }
-      Owned o = new Owned(q, new WindowTopK(job.topK(), settings.topKWindows()));
-      owned.put(q, o);
-      ownedView.add(q);
-      String id = checkpointId(q);
-      vertx
-          .executeBlocking(
-              () -> {
-                long epoch = checkpoints.nextEpoch(id);
-                return Map.entry(epoch, checkpoints.load(id));
-              },
-              true)
-          .compose(
-              loaded -> {
-                if (owned.get(q) != o) {
-                  return Future.succeededFuture();
-                }
-                Optional<Checkpoint> cp = loaded.getValue();
-                o.epoch = loaded.getKey();
-                long lateness = job.allowedLateness().toMillis();
-                o.merger =
-                    cp.isPresent()
-                        ? WindowMerger.restore(cp.get().state(), sourcePartitions, lateness, job.toSketchSpec())
-                        : new WindowMerger(sourcePartitions, lateness, job.toSketchSpec());
-                o.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
-                LOG.info(
-                    "coordinator={} partition={} epoch={} restored {} held partials, resuming at offset {}",
-                    settings.coordinatorId(),
-                    q,
-                    o.epoch,
-                    o.merger.heldPartials(),
-                    cp.isPresent() ? cp.get().nextOffset() : "earliest");
-                Future<Void> seek =
-                    cp.isPresent()
-                        ? consumer.seek(tp, cp.get().nextOffset())
-                        : consumer.seekToBeginning(Set.of(tp));
-                return seek.onSuccess(
-                    v -> {
-                      if (owned.get(q) == o) {
-                        o.ready = true;
-                      }
-                    });
-              })
-          .onFailure(
-              e ->
-                  LOG.error(
-                      "coordinator={} could not restore partition {}", settings.coordinatorId(), q, e));
+    }
+  }
+
+  /** Restores one partials partition from its last checkpoint and seeks to its offset. */
+  private void takeOver(TopicPartition tp) {
+    int q = tp.partition();
+    Owned o = new Owned(q, new WindowTopK(job.topK(), settings.topKWindows()));
+    owned.put(q, o);
+    ownedView.add(q);
+    String id = checkpointId(q);
+    vertx
+        .executeBlocking(
+            () -> {
+              long epoch = checkpoints.nextEpoch(id);
+              return Map.entry(epoch, checkpoints.load(id));
+            },
+            true)
+        .compose(
+            loaded -> {
+              if (owned.get(q) != o) {
+                return Future.succeededFuture();
+              }
+              Optional<Checkpoint> cp = loaded.getValue();
+              o.epoch = loaded.getKey();
+              long lateness = job.allowedLateness().toMillis();
+              o.merger =
+                  cp.isPresent()
+                      ? WindowMerger.restore(cp.get().state(), sourcePartitions, lateness, job.toSketchSpec())
+                      : new WindowMerger(sourcePartitions, lateness, job.toSketchSpec());
+              o.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
+              LOG.info(
+                  "coordinator={} partition={} epoch={} restored {} held partials, resuming at offset {}",
+                  settings.coordinatorId(),
+                  q,
+                  o.epoch,
+                  o.merger.heldPartials(),
+                  cp.isPresent() ? cp.get().nextOffset() : "earliest");
+              Future<Void> seek =
+                  cp.isPresent()
+                      ? consumer.seek(tp, cp.get().nextOffset())
+                      : consumer.seekToBeginning(Set.of(tp));
+              return seek.onSuccess(
+                  v -> {
+                    if (owned.get(q) == o) {
+                      o.ready = true;
+                    }
+                  });
+            })
+        .onFailure(
+            e ->
+                LOG.error(
+                    "coordinator={} could not restore partition {}", settings.coordinatorId(), q, e));
+  }
+
+  /** A produced result was lost: every partition goes back to its last checkpoint and replays. */
+  private void rewind() {
+    LOG.warn(
+        "coordinator={} a produced record was lost: rewinding to the last checkpoints",
+        settings.coordinatorId());
+    for (Owned o : List.copyOf(owned.values())) {
+      owned.remove(o.partition);
+      takeOver(new TopicPartition(job.topics().partials(), o.partition));
     }
   }
 
@@ -564,6 +582,9 @@ public final class MergeVerticle extends VerticleBase {
             () -> {
               long ioStart = System.nanoTime();
               producer.flush();
+              if (lostSend.get()) {
+                throw new IllegalStateException("a produced record was lost since the last checkpoint");
+              }
               boolean ok = checkpoints.save(id, cp);
               checkpointDuration.record(snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
               checkpointSize.record(state.length);
@@ -579,6 +600,9 @@ public final class MergeVerticle extends VerticleBase {
                 settings.coordinatorId(),
                 o.partition,
                 ar.cause());
+            if (lostSend.compareAndSet(true, false) && !stopping) {
+              rewind();
+            }
           } else if (!ar.result()) {
             LOG.warn(
                 "coordinator={} partition={} epoch={} is owned by a newer epoch: fenced",

@@ -105,7 +105,7 @@ public final class HotKeyDetector {
   private long currentStartMs = Long.MIN_VALUE;
   private long firstMs = Long.MIN_VALUE;
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // generic array of sketches
   public HotKeyDetector(Config config) {
     this.config = config;
     this.bucketMs = config.bucket().toMillis();

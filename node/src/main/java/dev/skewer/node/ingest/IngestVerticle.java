@@ -95,6 +95,8 @@ public final class IngestVerticle extends VerticleBase {
   private int partialsPartitions;
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong sendFailures = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicBoolean lostSend =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final AtomicLong openKeyWindows = new AtomicLong(); // published each tick for gauges
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private final Map<Integer, PartitionState> partitions = new HashMap<>();
@@ -464,6 +466,7 @@ public final class IngestVerticle extends VerticleBase {
                       pending.decrementAndGet();
                       if (e != null) {
                         sendFailures.incrementAndGet();
+                        lostSend.set(true);
                         LOG.error(
                             "node={} failed to produce to topic=[{}]",
                             settings.nodeId(),
@@ -522,84 +525,101 @@ public final class IngestVerticle extends VerticleBase {
   private void onAssigned(Set<TopicPartition> assigned) {
     LOG.info("node={} assigned {}", settings.nodeId(), assigned);
     for (TopicPartition tp : assigned) {
-      if (partitions.containsKey(tp.partition())) {
-        continue;
+      if (!partitions.containsKey(tp.partition())) {
+        takeOver(tp);
       }
-      PartitionState ps = new PartitionState(tp.partition(), clock.millis());
-      partitions.put(tp.partition(), ps);
-      owned.add(tp.partition());
-      String id = checkpointId(tp.partition());
-      vertx
-          .executeBlocking(
-              () -> {
-                long epoch = checkpoints.nextEpoch(id);
-                Optional<Checkpoint> cp = checkpoints.load(id);
-                if (cp.isPresent()) {
-                  ps.alreadyRouted =
-                      SideOutputScanner.routedOffsets(
-                          settings.kafka(),
-                          List.of(job.topics().late(), job.topics().dlq()),
-                          job.topics().events(),
-                          tp.partition(),
-                          cp.get().nextOffset(),
-                          cp.get().createdMs());
-                }
-                return Map.entry(epoch, cp);
-              },
-              true)
-          .compose(
-              loaded -> {
-                if (partitions.get(tp.partition()) != ps) {
-                  return Future.succeededFuture(); // revoked while restoring
-                }
-                long epoch = loaded.getKey();
-                Optional<Checkpoint> cp = loaded.getValue();
-                ps.epoch = epoch;
-                ps.aggregator =
-                    cp.isPresent()
-                        ? PartitionAggregator.restore(
-                            cp.get().state(), epoch, windows, delayMs, latenessMs, job.toSketchSpec())
-                        : new PartitionAggregator(
-                            tp.partition(), epoch, windows, delayMs, latenessMs, job.toSketchSpec());
-                ps.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
-                restores.increment();
-                LOG.info(
-                    "node={} partition={} epoch={} restored {} open key-windows, resuming at offset {}",
-                    settings.nodeId(),
-                    tp.partition(),
-                    epoch,
-                    ps.aggregator.openKeyWindows(),
-                    cp.isPresent() ? cp.get().nextOffset() : (resetToLatest ? "latest" : "earliest"));
-                Future<Void> seek;
-                if (cp.isPresent()) {
-                  seek = consumer.seek(tp, cp.get().nextOffset());
-                } else if (resetToLatest) {
-                  seek = consumer.seekToEnd(Set.of(tp));
-                } else {
-                  seek = consumer.seekToBeginning(Set.of(tp));
-                }
-                return seek.onSuccess(
-                    v -> {
-                      if (partitions.get(tp.partition()) != ps) {
-                        return;
-                      }
-                      ps.ready = true;
-                      ps.lastEventWallMs = clock.millis();
-                      ps.watermarkDirty = true;
-                      List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
-                      emit(ps, out); // announce the new epoch and the restored watermark
-                      send(out);
-                    });
-              })
-          .onFailure(
-              e -> {
-                LOG.error(
-                    "node={} could not restore partition {}; it stays paused until the next"
-                        + " rebalance",
-                    settings.nodeId(),
-                    tp.partition(),
-                    e);
-              });
+    }
+  }
+
+  /** Restores one partition from its last checkpoint (new epoch) and seeks to its offset. */
+  private void takeOver(TopicPartition tp) {
+    PartitionState ps = new PartitionState(tp.partition(), clock.millis());
+    partitions.put(tp.partition(), ps);
+    owned.add(tp.partition());
+    String id = checkpointId(tp.partition());
+    vertx
+        .executeBlocking(
+            () -> {
+              long epoch = checkpoints.nextEpoch(id);
+              Optional<Checkpoint> cp = checkpoints.load(id);
+              if (cp.isPresent()) {
+                ps.alreadyRouted =
+                    SideOutputScanner.routedOffsets(
+                        settings.kafka(),
+                        List.of(job.topics().late(), job.topics().dlq()),
+                        job.topics().events(),
+                        tp.partition(),
+                        cp.get().nextOffset(),
+                        cp.get().createdMs());
+              }
+              return Map.entry(epoch, cp);
+            },
+            true)
+        .compose(
+            loaded -> {
+              if (partitions.get(tp.partition()) != ps) {
+                return Future.succeededFuture(); // revoked while restoring
+              }
+              long epoch = loaded.getKey();
+              Optional<Checkpoint> cp = loaded.getValue();
+              ps.epoch = epoch;
+              ps.aggregator =
+                  cp.isPresent()
+                      ? PartitionAggregator.restore(
+                          cp.get().state(), epoch, windows, delayMs, latenessMs, job.toSketchSpec())
+                      : new PartitionAggregator(
+                          tp.partition(), epoch, windows, delayMs, latenessMs, job.toSketchSpec());
+              ps.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
+              restores.increment();
+              LOG.info(
+                  "node={} partition={} epoch={} restored {} open key-windows, resuming at offset {}",
+                  settings.nodeId(),
+                  tp.partition(),
+                  epoch,
+                  ps.aggregator.openKeyWindows(),
+                  cp.isPresent() ? cp.get().nextOffset() : (resetToLatest ? "latest" : "earliest"));
+              Future<Void> seek;
+              if (cp.isPresent()) {
+                seek = consumer.seek(tp, cp.get().nextOffset());
+              } else if (resetToLatest) {
+                seek = consumer.seekToEnd(Set.of(tp));
+              } else {
+                seek = consumer.seekToBeginning(Set.of(tp));
+              }
+              return seek.onSuccess(
+                  v -> {
+                    if (partitions.get(tp.partition()) != ps) {
+                      return;
+                    }
+                    ps.ready = true;
+                    ps.lastEventWallMs = clock.millis();
+                    ps.watermarkDirty = true;
+                    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+                    emit(ps, out); // announce the new epoch and the restored watermark
+                    send(out);
+                  });
+            })
+        .onFailure(
+            e -> {
+              LOG.error(
+                  "node={} could not restore partition {}; it stays paused until the next"
+                      + " rebalance",
+                  settings.nodeId(),
+                  tp.partition(),
+                  e);
+            });
+  }
+
+  /**
+   * A produced record was lost (the broker refused it or the delivery timed out): the state
+   * since the last checkpoint may claim outputs that never arrived. Every owned partition goes
+   * back to its last checkpoint and replays; the coordinator replaces what it already has.
+   */
+  private void rewind() {
+    LOG.warn("node={} a produced record was lost: rewinding every partition to its last checkpoint", settings.nodeId());
+    for (PartitionState ps : List.copyOf(partitions.values())) {
+      partitions.remove(ps.partition);
+      takeOver(new TopicPartition(job.topics().events(), ps.partition));
     }
   }
 
@@ -641,6 +661,9 @@ public final class IngestVerticle extends VerticleBase {
             () -> {
               long ioStart = System.nanoTime();
               producer.flush();
+              if (lostSend.get()) {
+                throw new IllegalStateException("a produced record was lost since the last checkpoint");
+              }
               boolean ok = checkpoints.save(id, cp);
               checkpointDuration.record(snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
               checkpointSize.record(state.length);
@@ -652,6 +675,9 @@ public final class IngestVerticle extends VerticleBase {
         ar -> {
           if (ar.failed()) {
             LOG.warn("node={} checkpoint of partition {} failed", settings.nodeId(), ps.partition, ar.cause());
+            if (lostSend.compareAndSet(true, false) && !stopping) {
+              rewind();
+            }
           } else if (!ar.result()) {
             LOG.warn(
                 "node={} partition={} epoch={} is owned by a newer epoch: fenced, state dropped",
