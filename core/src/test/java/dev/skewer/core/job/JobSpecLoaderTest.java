@@ -262,7 +262,13 @@ class JobSpecLoaderTest {
   @Test
   void shouldShipTheDocumentedExamples() throws Exception {
     assertThat(examples()).map(s -> Path.of(s).getFileName().toString())
-        .contains("ad-clicks.yaml", "w1.yaml", "demo.yaml", "rolling-2min.yaml");
+        .contains("ad-clicks.yaml", "w1.yaml", "demo.yaml", "rolling-2min.yaml", "sessions.yaml");
+    JobSpec sessions = JobSpecLoader.load(Path.of("..", "examples", "sessions.yaml"), Map.of());
+    assertThat(sessions.name()).isEqualTo("session");
+    assertThat(sessions.window()).isEqualTo(new SessionWindow(Duration.ofMinutes(10)));
+    assertThat(sessions.allowedLateness()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(sessions.input().dimensions()).extracting(Dimension::name)
+        .containsExactly("game_code", "channel");
     JobSpec w1 = JobSpecLoader.load(Path.of("..", "examples", "w1.yaml"), Map.of());
     assertThat(w1.window()).isEqualTo(new TumblingWindow(Duration.ofSeconds(10)));
     assertThat(w1.watermark().delay()).isEqualTo(Duration.ofSeconds(2));

@@ -33,6 +33,45 @@ class ResultFormatterTest {
           + "output: {keyField: ad, quantiles: [0.5, 0.99, 0.999], heavyHitters: 2}\n";
 
   @Test
+  void shouldWriteTheSeedSessionEnvelopeAndMarkSupersededSessions() throws Exception {
+    // given the shipped session job
+    JobSpec job = JobSpecLoader.load(Path.of("..", "examples", "sessions.yaml"), Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    agg.update(new double[] {2.0, 0.5, -1.5}, null, null, Double.NaN);
+    agg.update(new double[] {1.0, 3.0, 2.0}, null, null, Double.NaN);
+    ResultFormatter formatter = new ResultFormatter(job);
+
+    // when
+    JsonNode r =
+        JSON.readTree(
+            formatter.format("u1", START, START + 65_000, agg, 0, new String[] {"roulette", "web"}));
+    JsonNode gone =
+        JSON.readTree(
+            formatter.format(
+                "u1", START + 700_000, START + 710_000, Aggregate.empty(job.toSketchSpec()), 1,
+                null, formatter.resultKey("u1", START)));
+
+    // then
+    assertThat(r.get("event").asText()).isEqualTo("session");
+    assertThat(r.get("user_id").asText()).isEqualTo("u1");
+    assertThat(r.get("timestamp").asText()).isEqualTo("2023-11-14 22:13:20");
+    JsonNode v = r.get("value");
+    assertThat(fieldNames(v)).startsWith("session_start_ms", "session_end_ms", "event_count", "duration_ms");
+    assertThat(v.get("session_end_ms").asLong()).isEqualTo(START + 65_000);
+    assertThat(v.get("duration_ms").asLong()).isEqualTo(65_000);
+    assertThat(v.get("event_count").asLong()).isEqualTo(2);
+    assertThat(v.get("sum_stake").asDouble()).isEqualTo(3.0);
+    assertThat(v.get("sum_win").asDouble()).isEqualTo(3.5);
+    assertThat(v.get("sum_net").asDouble()).isEqualTo(0.5);
+    assertThat(v.get("game_code").asText()).isEqualTo("roulette");
+    assertThat(v.get("channel").asText()).isEqualTo("web");
+    assertThat(v.has("superseded_by")).isFalse();
+    assertThat(gone.get("value").get("event_count").asLong()).isZero();
+    assertThat(gone.get("value").get("superseded_by").asText()).isEqualTo("u1@" + START);
+    assertThat(gone.get("value").get("revision").asInt()).isEqualTo(1);
+  }
+
+  @Test
   void shouldWriteTheSeedEnvelopeWithEveryConfiguredMetric() throws Exception {
     // given
     JobSpec job = JobSpecLoader.parse(JOB, Map.of());
