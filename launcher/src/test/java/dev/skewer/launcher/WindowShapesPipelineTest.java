@@ -132,7 +132,8 @@ class WindowShapesPipelineTest {
     for (ShapeReference.Result r : expected.values()) {
       FinalResult actual = live.get(r.resultKey());
       assertThat(actual.windowStartMs()).as(r.resultKey()).isEqualTo(r.startMs());
-      assertThat(actual.windowEndMs()).as(r.resultKey()).isEqualTo(r.endMs());
+      // sessions: [first event, last event + 1)
+      assertThat(actual.windowEndMs()).as(r.resultKey()).isEqualTo(r.endMs() + (gap > 0 ? 1 : 0));
       assertThat(actual.aggregate().count()).as(r.resultKey()).isEqualTo(r.count());
       assertThat(actual.aggregate().sum(0)).as(r.resultKey()).isEqualTo(r.sum());
       assertThat(actual.aggregate().min(0)).as(r.resultKey()).isEqualTo(r.min());

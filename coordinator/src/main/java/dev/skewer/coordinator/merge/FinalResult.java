@@ -7,8 +7,9 @@ import java.util.Objects;
  * A merged (key, window) or (key, session) ready to be written: revision 0 is the final result
  * emitted when the window or session closed; higher revisions follow late-but-allowed input.
  *
- * <p>For sessions {@code windowStartMs} and {@code windowEndMs} are the first and last event
- * times (both inclusive) and the result key is {@code key@windowStartMs}. A session that a late
+ * <p>{@code [windowStartMs, windowEndMs)} is half-open and never empty, for every shape: for
+ * sessions it runs from the first event to the last event + 1 ms (the envelope writes
+ * {@code session_end_ms} = the last event time), and the result key is {@code key@windowStartMs}. A session that a late
  * event merged into an earlier-starting one is emitted once more, {@linkplain #superseded()
  * superseded}: with an empty aggregate, the next revision of its own result key, and {@link
  * #supersededByStartMs} the start of the session that absorbed it.

@@ -232,14 +232,14 @@ final class SessionMerge implements SliceMerge {
     }
     sink.accept(
         new FinalResult(
-            key, session.firstMs, session.lastMs, merged, revision, dimensions,
+            key, session.firstMs, session.lastMs + 1, merged, revision, dimensions,
             FinalResult.NOT_SUPERSEDED));
     int emitted = 1;
     for (Map.Entry<Long, Emitted> x : covered.entrySet()) {
       if (x.getKey() != session.firstMs) {
         sink.accept(
             new FinalResult(
-                key, x.getKey(), x.getValue().lastMs, Aggregate.empty(sketchSpec),
+                key, x.getKey(), x.getValue().lastMs + 1, Aggregate.empty(sketchSpec),
                 x.getValue().revision + 1, null, session.firstMs));
         emitted++;
       }

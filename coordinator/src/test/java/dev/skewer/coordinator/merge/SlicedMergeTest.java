@@ -51,8 +51,8 @@ class SlicedMergeTest {
     List<FinalResult> finals = advanceTo(m, 2_500);
     assertThat(finals).extracting(FinalResult::windowStartMs, FinalResult::windowEndMs, FinalResult::revision)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(0L, 100L, 0),
-            org.assertj.core.groups.Tuple.tuple(1_500L, 1_500L, 0));
+            org.assertj.core.groups.Tuple.tuple(0L, 101L, 0),
+            org.assertj.core.groups.Tuple.tuple(1_500L, 1_501L, 0));
 
     // when a late event at 800 bridges them (800 - 100 < 1000, 1500 - 800 < 1000)
     m.accept(slice(GAP_1S, 0, "u1", 750, 250, 800));
@@ -62,7 +62,7 @@ class SlicedMergeTest {
     assertThat(revised).hasSize(2);
     FinalResult merged = revised.get(0);
     assertThat(merged.windowStartMs()).isZero();
-    assertThat(merged.windowEndMs()).isEqualTo(1_500);
+    assertThat(merged.windowEndMs()).isEqualTo(1_501); // half-open: last event + 1
     assertThat(merged.aggregate().count()).isEqualTo(4);
     assertThat(merged.revision()).isEqualTo(1);
     assertThat(merged.superseded()).isFalse();

@@ -36,8 +36,9 @@ import java.util.List;
  * }</pre>
  *
  * <p>Session jobs (the seed's session envelope) write {@code "session_start_ms",
- * "session_end_ms"} (the first and last event times, both inclusive), {@code "event_count"} and
- * {@code "duration_ms"} (end − start) in place of the window bounds; a session merged into
+ * "session_end_ms"} (the first and last event times, both inclusive: the session's half-open
+ * interval is {@code [windowStartMs, windowEndMs)} with {@code windowEndMs} = last event + 1),
+ * {@code "event_count"} and {@code "duration_ms"} (last − first) in place of the window bounds; a session merged into
  * another by a late bridging event is rewritten once with an empty aggregate and {@code
  * "superseded_by": "<key>@<start of the surviving session>"} (see docs/windows.md).
  *
@@ -123,9 +124,8 @@ public final class ResultFormatter {
   }
 
   /**
-   * The result for {@code key} over {@code [windowStartMs, windowEndMs)}, or for a session job
-   * the session whose first and last events are at {@code windowStartMs} and {@code
-   * windowEndMs}.
+   * The result for {@code key} over {@code [windowStartMs, windowEndMs)}; for a session job the
+   * session whose first event is at {@code windowStartMs} and last at {@code windowEndMs - 1}.
    *
    * @param dimensions values in {@code input.dimensions} order (null entries omitted), or null
    * @param supersededBy for a session merged into another one: the result key of the session
@@ -148,9 +148,9 @@ public final class ResultFormatter {
       g.writeObjectFieldStart("value");
       if (sessions) {
         g.writeNumberField("session_start_ms", windowStartMs);
-        g.writeNumberField("session_end_ms", windowEndMs);
+        g.writeNumberField("session_end_ms", windowEndMs - 1);
         g.writeNumberField("event_count", aggregate.count());
-        g.writeNumberField("duration_ms", windowEndMs - windowStartMs);
+        g.writeNumberField("duration_ms", windowEndMs - 1 - windowStartMs);
       } else {
         g.writeNumberField("window_start_ms", windowStartMs);
         g.writeNumberField("window_end_ms", windowEndMs);

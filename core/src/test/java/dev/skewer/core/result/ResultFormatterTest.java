@@ -44,7 +44,7 @@ class ResultFormatterTest {
     // when
     JsonNode r =
         JSON.readTree(
-            formatter.format("u1", START, START + 65_000, agg, 0, new String[] {"roulette", "web"}));
+            formatter.format("u1", START, START + 65_001, agg, 0, new String[] {"roulette", "web"}));
     JsonNode gone =
         JSON.readTree(
             formatter.format(
