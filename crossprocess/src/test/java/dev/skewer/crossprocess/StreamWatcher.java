@@ -83,6 +83,11 @@ final class StreamWatcher implements AutoCloseable {
         .max(Long::compare);
   }
 
+  /** When the first result of the window starting at {@code windowStartMs} arrived. */
+  Optional<Long> firstResult(long windowStartMs) {
+    return Optional.ofNullable(firstResultMs.get(windowStartMs));
+  }
+
   /** When the first result of a window starting at or after {@code windowStartMs} arrived. */
   Optional<Map.Entry<Long, Long>> firstResultFrom(long windowStartMs) {
     return Optional.ofNullable(firstResultMs.ceilingEntry(windowStartMs));
