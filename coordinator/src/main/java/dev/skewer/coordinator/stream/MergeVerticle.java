@@ -81,6 +81,7 @@ public final class MergeVerticle extends VerticleBase {
   private int sourcePartitions;
   private final Map<Integer, Owned> owned = new HashMap<>();
   private final Set<Integer> ownedView = ConcurrentHashMap.newKeySet();
+  private final Set<Integer> assignedByKafka = new java.util.HashSet<>(); // the group's word
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong sendFailures = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicBoolean lostSend =
@@ -343,15 +344,38 @@ public final class MergeVerticle extends VerticleBase {
     String results = job.topics().results();
     o.merger.advance(
         (FinalResult r) -> {
-          byte[] key =
-              formatter.resultKey(r.key(), r.windowStartMs()).getBytes(StandardCharsets.UTF_8);
+          String resultKey = formatter.resultKey(r.key(), r.windowStartMs());
+          int revision = r.revision();
           byte[] value =
               formatter.format(
-                  r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), r.revision(), null);
-          out.add(new ProducerRecord<>(results, key, value));
-          resultsOut.increment();
-          if (r.revision() > 0) {
-            revisionsOut.increment();
+                  r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), revision, null);
+          boolean alreadyWritten = false;
+          if (!o.written.isEmpty()) {
+            // replaying after a failover: never write again what the previous owner wrote, and
+            // continue its revision numbers
+            String content =
+                WrittenResults.withoutRevision(new String(value, StandardCharsets.UTF_8));
+            WrittenResults.Written w = o.written.get(resultKey);
+            if (w != null) {
+              if (w.content().equals(content)) {
+                alreadyWritten = true;
+              } else {
+                revision = Math.max(revision, w.revision() + 1);
+                if (revision != r.revision()) {
+                  value =
+                      formatter.format(
+                          r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), revision, null);
+                }
+                o.written.put(resultKey, revision, content);
+              }
+            }
+          }
+          if (!alreadyWritten) {
+            out.add(new ProducerRecord<>(results, resultKey.getBytes(StandardCharsets.UTF_8), value));
+            resultsOut.increment();
+            if (revision > 0) {
+              revisionsOut.increment();
+            }
           }
           o.topK.record(r.windowStartMs(), r.windowEndMs(), r.key(), r.aggregate().count());
           if (fanout != null) {
@@ -479,6 +503,7 @@ public final class MergeVerticle extends VerticleBase {
   private void onAssigned(Set<TopicPartition> assigned) {
     LOG.info("coordinator={} assigned {}", settings.coordinatorId(), assigned);
     for (TopicPartition tp : assigned) {
+      assignedByKafka.add(tp.partition());
       if (!owned.containsKey(tp.partition())) {
         takeOver(tp);
       }
@@ -496,7 +521,17 @@ public final class MergeVerticle extends VerticleBase {
         .executeBlocking(
             () -> {
               long epoch = checkpoints.nextEpoch(id);
-              return Map.entry(epoch, checkpoints.load(id));
+              Optional<Checkpoint> cp = checkpoints.load(id);
+              if (cp.isPresent()) {
+                o.written =
+                    WrittenResults.scan(
+                        settings.kafka(),
+                        job.topics().results(),
+                        q,
+                        job.topics().partialsPartitions(),
+                        cp.get().createdMs());
+              }
+              return Map.entry(epoch, cp);
             },
             true)
         .compose(
@@ -550,6 +585,7 @@ public final class MergeVerticle extends VerticleBase {
   private void onRevoked(Set<TopicPartition> revoked) {
     LOG.info("coordinator={} revoked {}", settings.coordinatorId(), revoked);
     for (TopicPartition tp : revoked) {
+      assignedByKafka.remove(tp.partition());
       Owned o = owned.remove(tp.partition());
       ownedView.remove(tp.partition());
       if (o != null && o.ready) {
@@ -560,7 +596,7 @@ public final class MergeVerticle extends VerticleBase {
 
   private void checkpointAll() {
     for (Owned o : owned.values()) {
-      if (o.ready && o.nextOffset > o.checkpointedOffset) {
+      if (o.ready) { // also when idle: a checkpoint is also how a fenced owner finds out
         checkpoint(o);
       }
     }
@@ -612,6 +648,13 @@ public final class MergeVerticle extends VerticleBase {
             if (owned.get(o.partition) == o) {
               owned.remove(o.partition);
               ownedView.remove(o.partition);
+              if (assignedByKafka.contains(o.partition) && !stopping) {
+                LOG.warn(
+                    "coordinator={} partition={} is still assigned here: taking it over again",
+                    settings.coordinatorId(),
+                    o.partition);
+                takeOver(new TopicPartition(job.topics().partials(), o.partition));
+              }
             }
           }
         });
@@ -686,6 +729,7 @@ public final class MergeVerticle extends VerticleBase {
     boolean ready;
     long nextOffset;
     long checkpointedOffset = -1;
+    WrittenResults written = WrittenResults.none(); // results the previous owner wrote
 
     Owned(int partition, WindowTopK topK) {
       this.partition = partition;

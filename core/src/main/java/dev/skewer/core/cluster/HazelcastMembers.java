@@ -42,6 +42,10 @@ public final class HazelcastMembers {
     config.addMapConfig(new com.hazelcast.config.MapConfig("skewer.epochs").setBackupCount(1));
     config.setProperty("hazelcast.logging.type", "slf4j");
     config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+    // heal a split brain (e.g. a member frozen past the heartbeat timeout) within seconds, not
+    // minutes: until then the frozen member reads stale epochs and checkpoints
+    config.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
+    config.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
     config.setProperty("hazelcast.max.no.heartbeat.seconds", "5");
     config.setProperty("hazelcast.wait.seconds.before.join", "1");
     config.setProperty("hazelcast.shutdownhook.enabled", "false");

@@ -101,6 +101,7 @@ public final class IngestVerticle extends VerticleBase {
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private final Map<Integer, PartitionState> partitions = new HashMap<>();
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet(); // readable from any thread
+  private final Set<Integer> assignedByKafka = new java.util.HashSet<>(); // the group's word
   private long tickTimer = -1;
   private long checkpointTimer = -1;
   private long reportTimer = -1;
@@ -525,6 +526,7 @@ public final class IngestVerticle extends VerticleBase {
   private void onAssigned(Set<TopicPartition> assigned) {
     LOG.info("node={} assigned {}", settings.nodeId(), assigned);
     for (TopicPartition tp : assigned) {
+      assignedByKafka.add(tp.partition());
       if (!partitions.containsKey(tp.partition())) {
         takeOver(tp);
       }
@@ -627,6 +629,7 @@ public final class IngestVerticle extends VerticleBase {
   private void onRevoked(Set<TopicPartition> revoked) {
     LOG.info("node={} revoked {}", settings.nodeId(), revoked);
     for (TopicPartition tp : revoked) {
+      assignedByKafka.remove(tp.partition());
       PartitionState ps = partitions.remove(tp.partition());
       owned.remove(tp.partition());
       if (ps != null && ps.ready) {
@@ -637,7 +640,7 @@ public final class IngestVerticle extends VerticleBase {
 
   private void checkpointAll() {
     for (PartitionState ps : partitions.values()) {
-      if (ps.ready && ps.nextOffset > ps.checkpointedOffset) {
+      if (ps.ready) { // also when idle: a checkpoint is also how a fenced owner finds out
         checkpoint(ps);
       }
     }
@@ -687,6 +690,13 @@ public final class IngestVerticle extends VerticleBase {
             if (partitions.get(ps.partition) == ps) {
               partitions.remove(ps.partition);
               owned.remove(ps.partition);
+              if (assignedByKafka.contains(ps.partition) && !stopping) {
+                // the group still gives us the partition: the newer epoch belonged to an owner
+                // that lost it (a restore that raced a rebalance, a healed split brain); take it
+                // over again under a newer epoch from the latest checkpoint
+                LOG.warn("node={} partition={} is still assigned here: taking it over again", settings.nodeId(), ps.partition);
+                takeOver(new TopicPartition(job.topics().events(), ps.partition));
+              }
             }
           }
         });

@@ -1,0 +1,133 @@
+package dev.skewer.coordinator.stream;
+
+import dev.skewer.core.kafka.KafkaSettings;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * The results a partials partition's previous owner wrote after its last checkpoint, so the
+ * new owner's replay does not write them again: a replayed result identical (but for its
+ * revision) to the last one written for its key is skipped, a different one continues the
+ * written revision numbers. Not thread-safe: built on a worker, then used on the event loop.
+ */
+final class WrittenResults {
+
+  /** What was last written for a result key: its revision and its content without revision. */
+  record Written(int revision, String content) {}
+
+  static final Duration MARGIN = Duration.ofSeconds(60);
+  private static final String REVISION = "\"revision\":";
+
+  private final Map<String, Written> byKey;
+
+  private WrittenResults(Map<String, Written> byKey) {
+    this.byKey = byKey;
+  }
+
+  static WrittenResults none() {
+    return new WrittenResults(new HashMap<>());
+  }
+
+  /** Scans the results topic from shortly before {@code sinceMs} for keys of partition q. */
+  static WrittenResults scan(
+      KafkaSettings kafka, String resultsTopic, int q, int partialsPartitions, long sinceMs) {
+    Map<String, Object> config = new HashMap<>(kafka.consumerConfig("unused"));
+    config.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "skewer-results-scan");
+    Map<String, Written> written = new HashMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      consumer
+          .partitionsFor(resultsTopic, Duration.ofSeconds(30))
+          .forEach(p -> parts.add(new TopicPartition(resultsTopic, p.partition())));
+      consumer.assign(parts);
+      Map<TopicPartition, Long> times = new HashMap<>();
+      parts.forEach(tp -> times.put(tp, Math.max(0, sinceMs - MARGIN.toMillis())));
+      Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(times, Duration.ofSeconds(30));
+      Map<TopicPartition, Long> ends = consumer.endOffsets(parts, Duration.ofSeconds(30));
+      List<TopicPartition> toRead = new ArrayList<>();
+      for (TopicPartition tp : parts) {
+        OffsetAndTimestamp start = starts.get(tp);
+        if (start != null && start.offset() < ends.get(tp)) {
+          consumer.seek(tp, start.offset());
+          toRead.add(tp);
+        }
+      }
+      consumer.assign(toRead);
+      while (toRead.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.key() == null || r.value() == null) {
+            continue;
+          }
+          String resultKey = new String(r.key(), StandardCharsets.UTF_8);
+          int at = resultKey.lastIndexOf('@');
+          if (at < 0) {
+            continue;
+          }
+          byte[] bare = resultKey.substring(0, at).getBytes(StandardCharsets.UTF_8);
+          if (Utils.toPositive(Utils.murmur2(bare)) % partialsPartitions != q) {
+            continue;
+          }
+          String json = new String(r.value(), StandardCharsets.UTF_8);
+          int revision = revisionOf(json);
+          Written held = written.get(resultKey);
+          if (held == null || revision >= held.revision()) {
+            written.put(resultKey, new Written(revision, withoutRevision(json)));
+          }
+        }
+      }
+    }
+    return new WrittenResults(written);
+  }
+
+  boolean isEmpty() {
+    return byKey.isEmpty();
+  }
+
+  Written get(String resultKey) {
+    return byKey.get(resultKey);
+  }
+
+  void put(String resultKey, int revision, String content) {
+    byKey.put(resultKey, new Written(revision, content));
+  }
+
+  static int revisionOf(String json) {
+    int i = json.lastIndexOf(REVISION);
+    if (i < 0) {
+      return -1;
+    }
+    int j = i + REVISION.length();
+    int k = j;
+    while (k < json.length() && Character.isDigit(json.charAt(k))) {
+      k++;
+    }
+    return k > j ? Integer.parseInt(json.substring(j, k)) : -1;
+  }
+
+  static String withoutRevision(String json) {
+    int i = json.lastIndexOf(REVISION);
+    if (i < 0) {
+      return json;
+    }
+    int j = i + REVISION.length();
+    int k = j;
+    while (k < json.length() && Character.isDigit(json.charAt(k))) {
+      k++;
+    }
+    return json.substring(0, j) + json.substring(k);
+  }
+}
