@@ -278,6 +278,23 @@ public final class DemoCommand implements Callable<Integer> {
       } else {
         sb.append("Top-K: no window has closed yet (the first closes one window + delay after the start)\n");
       }
+      HttpResponse<String> hot =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/hotkeys"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (hot.statusCode() == 200) {
+        JsonArray table = new JsonObject(hot.body()).getJsonArray("hot_keys");
+        StringBuilder keys = new StringBuilder();
+        for (int i = 0; i < table.size(); i++) {
+          JsonObject h = table.getJsonObject(i);
+          keys.append(i == 0 ? "" : ", ").append(h.getString("key")).append(" x").append(h.getInteger("fanout"));
+        }
+        sb.append("Hot keys salted by the load generator: ")
+            .append(table.isEmpty() ? "none yet" : keys)
+            .append('\n');
+      }
     } catch (IOException e) {
       sb.append("Top-K: API not reachable: ").append(e.getMessage()).append('\n');
     } catch (InterruptedException e) {
