@@ -345,10 +345,18 @@ public final class MergeVerticle extends VerticleBase {
     o.merger.advance(
         (FinalResult r) -> {
           String resultKey = formatter.resultKey(r.key(), r.windowStartMs());
+          String supersededBy =
+              r.superseded() ? formatter.resultKey(r.key(), r.supersededByStartMs()) : null;
           int revision = r.revision();
           byte[] value =
               formatter.format(
-                  r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), revision, null);
+                  r.key(),
+                  r.windowStartMs(),
+                  r.windowEndMs(),
+                  r.aggregate(),
+                  revision,
+                  r.dimensions(),
+                  supersededBy);
           boolean alreadyWritten = false;
           if (!o.written.isEmpty()) {
             // replaying after a failover: never write again what the previous owner wrote, and
@@ -364,7 +372,13 @@ public final class MergeVerticle extends VerticleBase {
                 if (revision != r.revision()) {
                   value =
                       formatter.format(
-                          r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), revision, null);
+                          r.key(),
+                          r.windowStartMs(),
+                          r.windowEndMs(),
+                          r.aggregate(),
+                          revision,
+                          r.dimensions(),
+                          supersededBy);
                 }
                 o.written.put(resultKey, revision, content);
               }
@@ -377,11 +391,16 @@ public final class MergeVerticle extends VerticleBase {
               revisionsOut.increment();
             }
           }
-          o.topK.record(r.windowStartMs(), r.windowEndMs(), r.key(), r.aggregate().count());
-          if (fanout != null) {
-            fanout.observeResult(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
+          // the top-K index and the fanout policy look at fixed windows: not at sessions (one
+          // per user), and for hopping windows only at those aligned on their size, so each
+          // event is seen once
+          if (!r.superseded() && countsForIndexes(r.windowStartMs())) {
+            o.topK.record(r.windowStartMs(), r.windowEndMs(), r.key(), r.aggregate().count());
+            if (fanout != null) {
+              fanout.observeResult(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
+            }
+            touchedWindows.add(r.windowStartMs());
           }
-          touchedWindows.add(r.windowStartMs());
         });
     for (long windowStartMs : touchedWindows) {
       long windowEndMs = o.topK.windowEndMs(windowStartMs);
@@ -484,6 +503,16 @@ public final class MergeVerticle extends VerticleBase {
                 LOG.warn("coordinator={} hot-key tick failed", settings.coordinatorId(), ar.cause());
               }
             });
+  }
+
+  private boolean countsForIndexes(long windowStartMs) {
+    if (job.window() instanceof dev.skewer.core.job.SessionWindow) {
+      return false;
+    }
+    if (job.window() instanceof dev.skewer.core.job.HoppingWindow h) {
+      return Math.floorMod(windowStartMs, h.size().toMillis()) == 0;
+    }
+    return true;
   }
 
   /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */

@@ -105,6 +105,8 @@ public final class IngestVerticle extends VerticleBase {
   private long tickTimer = -1;
   private long checkpointTimer = -1;
   private long reportTimer = -1;
+  private org.apache.kafka.common.Metric connectionCount; // the consumer's, found lazily
+  private long lastTickMs = Long.MAX_VALUE; // no pause detected before the first tick
   private boolean stopping;
   private Future<Void> lastSend = Future.succeededFuture();
   private final RateLimitedLog dlqLog = new RateLimitedLog(LOG, 10_000);
@@ -331,7 +333,8 @@ public final class IngestVerticle extends VerticleBase {
               event.numeric(),
               event.distinctItem(),
               event.frequencyItem(),
-              event.quantileValue());
+              event.quantileValue(),
+              event.dimensions());
     } catch (IllegalArgumentException refused) {
       // the aggregate refuses a value before changing anything (e.g. a lone surrogate)
       DlqReason invalid = DlqReason.INVALID_VALUE;
@@ -422,6 +425,24 @@ public final class IngestVerticle extends VerticleBase {
       return;
     }
     long nowMs = clock.millis();
+    long sinceLastTick = nowMs - lastTickMs;
+    lastTickMs = nowMs;
+    if (sinceLastTick > Math.max(2_000, 5 * settings.tickInterval().toMillis())) {
+      // this process was not running (a long GC pause, SIGSTOP): the silence it sees is its own,
+      // not its partitions'; never finalize windows because of it
+      for (PartitionState ps : partitions.values()) {
+        ps.lastEventWallMs = nowMs;
+      }
+      return;
+    }
+    if (!brokerReachable()) {
+      // a broker outage is not silence: without a connection no partition is idle, and none is
+      // finalized as if its input had ended
+      for (PartitionState ps : partitions.values()) {
+        ps.lastEventWallMs = nowMs;
+      }
+      return;
+    }
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
     long keyWindows = 0;
     long minWatermark = Long.MAX_VALUE;
@@ -448,6 +469,26 @@ public final class IngestVerticle extends VerticleBase {
     openKeyWindows.set(keyWindows);
     watermarkLagMs.set(minWatermark == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - minWatermark));
     send(out);
+  }
+
+  /**
+   * Whether the events consumer holds any broker connection (its {@code connection-count}
+   * metric; metrics are safe to read from any thread).
+   */
+  private boolean brokerReachable() {
+    if (connectionCount == null) {
+      for (var e : consumer.unwrap().metrics().entrySet()) {
+        if (e.getKey().name().equals("connection-count")
+            && e.getKey().group().equals("consumer-metrics")) {
+          connectionCount = e.getValue();
+        }
+      }
+      if (connectionCount == null) {
+        return true;
+      }
+    }
+    Object v = connectionCount.metricValue();
+    return !(v instanceof Number n) || n.doubleValue() > 0;
   }
 
   private void send(List<ProducerRecord<byte[], byte[]>> out) {
