@@ -454,6 +454,10 @@ public final class IngestVerticle extends VerticleBase {
       if (!ps.idle && ps.aggregator.watermarkMs() != Long.MIN_VALUE) {
         minWatermark = Math.min(minWatermark, ps.aggregator.watermarkMs());
       }
+      if (lagOf(ps) > 0) {
+        // records are waiting on the broker: the partition is behind, not silent
+        ps.lastEventWallMs = nowMs;
+      }
       long silentMs = nowMs - ps.lastEventWallMs;
       if (!ps.idle && silentMs >= idleMs) {
         ps.idle = true;
@@ -489,6 +493,30 @@ public final class IngestVerticle extends VerticleBase {
     }
     Object v = connectionCount.metricValue();
     return !(v instanceof Number n) || n.doubleValue() > 0;
+  }
+
+  /**
+   * Records of this partition still waiting on the broker (the consumer's {@code records-lag}
+   * metric; 0 when unknown).
+   */
+  private double lagOf(PartitionState ps) {
+    if (ps.lagMetric == null) {
+      String partition = Integer.toString(ps.partition);
+      for (var e : consumer.unwrap().metrics().entrySet()) {
+        var name = e.getKey();
+        if (name.name().equals("records-lag")
+            && name.group().equals("consumer-fetch-manager-metrics")
+            && partition.equals(name.tags().get("partition"))
+            && job.topics().events().equals(name.tags().get("topic"))) {
+          ps.lagMetric = e.getValue();
+        }
+      }
+      if (ps.lagMetric == null) {
+        return 0;
+      }
+    }
+    Object v = ps.lagMetric.metricValue();
+    return v instanceof Number n && !Double.isNaN(n.doubleValue()) ? n.doubleValue() : 0;
   }
 
   private void send(List<ProducerRecord<byte[], byte[]>> out) {
@@ -805,6 +833,7 @@ public final class IngestVerticle extends VerticleBase {
     long broadcastWatermarkMs = Long.MIN_VALUE;
     Set<Long> alreadyRouted = Set.of(); // side outputs written by the previous owner
     final HotKeyDetector detector = new HotKeyDetector(HotKeyDetector.Config.defaults());
+    org.apache.kafka.common.Metric lagMetric; // the consumer's records-lag, found lazily
 
     PartitionState(int partition, long nowMs) {
       this.partition = partition;
