@@ -500,23 +500,20 @@ public final class IngestVerticle extends VerticleBase {
    * metric; 0 when unknown).
    */
   private double lagOf(PartitionState ps) {
-    if (ps.lagMetric == null) {
-      String partition = Integer.toString(ps.partition);
-      for (var e : consumer.unwrap().metrics().entrySet()) {
-        var name = e.getKey();
-        if (name.name().equals("records-lag")
-            && name.group().equals("consumer-fetch-manager-metrics")
-            && partition.equals(name.tags().get("partition"))
-            && job.topics().events().equals(name.tags().get("topic"))) {
-          ps.lagMetric = e.getValue();
-        }
-      }
-      if (ps.lagMetric == null) {
-        return 0;
+    // looked up afresh each time: the consumer replaces a partition's metrics when the
+    // partition is reassigned, and a cached one would freeze at its last value
+    String partition = Integer.toString(ps.partition);
+    for (var e : consumer.unwrap().metrics().entrySet()) {
+      var name = e.getKey();
+      if (name.name().equals("records-lag")
+          && name.group().equals("consumer-fetch-manager-metrics")
+          && partition.equals(name.tags().get("partition"))
+          && job.topics().events().equals(name.tags().get("topic"))) {
+        Object v = e.getValue().metricValue();
+        return v instanceof Number n && !Double.isNaN(n.doubleValue()) ? n.doubleValue() : 0;
       }
     }
-    Object v = ps.lagMetric.metricValue();
-    return v instanceof Number n && !Double.isNaN(n.doubleValue()) ? n.doubleValue() : 0;
+    return 0;
   }
 
   private void send(List<ProducerRecord<byte[], byte[]>> out) {
@@ -833,7 +830,6 @@ public final class IngestVerticle extends VerticleBase {
     long broadcastWatermarkMs = Long.MIN_VALUE;
     Set<Long> alreadyRouted = Set.of(); // side outputs written by the previous owner
     final HotKeyDetector detector = new HotKeyDetector(HotKeyDetector.Config.defaults());
-    org.apache.kafka.common.Metric lagMetric; // the consumer's records-lag, found lazily
 
     PartitionState(int partition, long nowMs) {
       this.partition = partition;
