@@ -85,6 +85,11 @@ public final class DemoCommand implements Callable<Integer> {
       // the live table owns the screen: only warnings and errors from the processes
       ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dev.skewer"))
           .setLevel(ch.qos.logback.classic.Level.WARN);
+      // members and clients saying goodbye to each other at shutdown is not news for a demo
+      for (String noisy : new String[] {"org.apache.kafka", "kafka", "com.hazelcast"}) {
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(noisy))
+            .setLevel(ch.qos.logback.classic.Level.ERROR);
+      }
     }
     JobSpec job = JobResources.load("demo.yaml");
     AtomicBoolean interrupted = new AtomicBoolean();
