@@ -113,6 +113,7 @@ class FailoverTimingIT {
         StandardOpenOption.APPEND);
   }
 
+  @SuppressWarnings("try") // the load only has to run while the kills are timed
   private List<Timing> measure(long sessionMs, int runs) throws IOException, InterruptedException {
     cluster =
         ClusterUnderTest.builder("timing" + sessionMs / 1000)

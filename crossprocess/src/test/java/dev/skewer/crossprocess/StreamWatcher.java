@@ -128,7 +128,7 @@ final class StreamWatcher implements AutoCloseable {
     } catch (WakeupException e) {
       // closing
     } finally {
-      consumer.close(Duration.ofSeconds(5));
+      consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 }

@@ -56,6 +56,7 @@ public final class EndToEndBench implements Callable<Integer> {
   long seed;
 
   @Override
+  @SuppressWarnings("try") // the cluster only has to run while the results are awaited
   public Integer call() throws Exception {
     JobSpec base = JobResources.load("w1.yaml");
     System.out.println("Starting the embedded broker (KRaft)...");
