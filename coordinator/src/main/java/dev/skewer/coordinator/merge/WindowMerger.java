@@ -216,7 +216,7 @@ public final class WindowMerger {
         }
         window.changedKeys = 0;
       }
-      if (saturatingAdd(window.endMs, allowedLatenessMs) <= global) {
+      if (Snapshots.saturatingAdd(window.endMs, allowedLatenessMs) <= global) {
         for (KeyWindow kw : window.keys.values()) {
           for (Partial p : kw.bySource) {
             if (p != null) {
@@ -349,23 +349,11 @@ public final class WindowMerger {
         out.writeLong(w.endMs);
         out.writeInt(w.keys.size());
         for (Map.Entry<String, KeyWindow> e : w.keys.entrySet()) {
-          byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
-          out.writeInt(key.length);
-          out.write(key);
+          Snapshots.writeString(out, e.getKey());
           KeyWindow kw = e.getValue();
           out.writeInt(kw.revision);
           out.writeByte(kw.changed ? 1 : 0);
-          out.writeInt(kw.bySource.length);
-          for (Partial p : kw.bySource) {
-            if (p == null) {
-              out.writeByte(0);
-            } else {
-              out.writeByte(1);
-              byte[] wire = WireCodec.encode(p);
-              out.writeInt(wire.length);
-              out.write(wire);
-            }
-          }
+          Snapshots.writeSources(out, kw.bySource);
         }
       }
     } catch (IOException e) {
@@ -393,33 +381,21 @@ public final class WindowMerger {
       WindowMerger m = new WindowMerger(sourcePartitions, allowedLatenessMs, sketchSpec);
       m.watermarks = SourceWatermarks.readFrom(in, sourcePartitions);
       m.droppedThroughMs = in.getLong();
-      int windowCount = count(in, 20);
+      int windowCount = Snapshots.count(in, 20);
       for (int i = 0; i < windowCount; i++) {
         WindowEntry w = new WindowEntry(in.getLong(), in.getLong());
-        int keys = count(in, 13);
+        int keys = Snapshots.count(in, 13);
         for (int k = 0; k < keys; k++) {
-          byte[] key = new byte[count(in, 1)];
-          in.get(key);
+          String key = Snapshots.readString(in);
           KeyWindow kw = new KeyWindow(0);
           kw.revision = in.getInt();
           kw.changed = in.get() != 0;
-          int sources = count(in, 1);
-          kw.bySource = new Partial[Math.max(sources, m.watermarks.sourcePartitions())];
-          for (int s = 0; s < sources; s++) {
-            if (in.get() != 0) {
-              byte[] wire = new byte[count(in, 1)];
-              in.get(wire);
-              if (!(WireCodec.decode(wire) instanceof Partial p)) {
-                throw new CheckpointFormatException("a held message is not a Partial");
-              }
-              kw.bySource[s] = p;
-              m.heldPartials++;
-            }
-          }
+          kw.bySource = Snapshots.readSources(in, m.watermarks.sourcePartitions());
+          m.heldPartials += Snapshots.held(kw.bySource);
           if (kw.changed) {
             w.changedKeys++;
           }
-          w.keys.put(new String(key, StandardCharsets.UTF_8), kw);
+          w.keys.put(key, kw);
         }
         m.windows.put(w.endMs, w);
       }
@@ -464,19 +440,7 @@ public final class WindowMerger {
     return m;
   }
 
-  private static int count(ByteBuffer in, int minBytes) {
-    int n = in.getInt();
-    if (n < 0 || (long) n * minBytes > in.remaining()) {
-      throw new CheckpointFormatException(
-          "declared count " + n + " does not fit the " + in.remaining() + " bytes left");
-    }
-    return n;
-  }
 
-  private static long saturatingAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
-  }
 
   private static final class WindowEntry {
     final long startMs;
