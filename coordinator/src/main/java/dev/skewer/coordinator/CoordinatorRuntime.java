@@ -1,12 +1,12 @@
 package dev.skewer.coordinator;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.coordinator.http.ApiVerticle;
 import dev.skewer.coordinator.stream.MergeVerticle;
 import dev.skewer.coordinator.topk.HazelcastTopKStore;
 import dev.skewer.coordinator.topk.InMemoryTopKStore;
 import dev.skewer.coordinator.topk.TopKStore;
+import dev.skewer.core.checkpoint.CheckpointStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -17,9 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed.
- * With a Hazelcast member the top-K index is shared by every coordinator of the cluster;
- * without one it is local.
+ * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed. With
+ * a Hazelcast member the top-K index is shared by every coordinator of the cluster; without one it
+ * is local.
  */
 public final class CoordinatorRuntime implements AutoCloseable {
 
@@ -52,7 +52,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
         hazelcast != null
             ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
             : new InMemoryTopKStore(settings.topKWindows());
-    MergeVerticle merge = new MergeVerticle(settings, registry, clock, store, checkpoints, hazelcast);
+    MergeVerticle merge =
+        new MergeVerticle(settings, registry, clock, store, checkpoints, hazelcast);
     ApiVerticle api =
         new ApiVerticle(
             settings.httpPort(),

@@ -1,8 +1,8 @@
 package dev.skewer.coordinator;
 
+import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.coordinator.hotkey.HotKeySettings;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -45,11 +45,14 @@ public record CoordinatorSettings(
       throw new IllegalArgumentException("httpPort must be in [0, 65535], was " + httpPort);
     }
     if (maxPendingRecords < 1) {
-      throw new IllegalArgumentException("maxPendingRecords must be >= 1, was " + maxPendingRecords);
+      throw new IllegalArgumentException(
+          "maxPendingRecords must be >= 1, was " + maxPendingRecords);
     }
-    checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
+    checkpointInterval =
+        checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
     if (checkpointInterval.isNegative() || checkpointInterval.isZero()) {
-      throw new IllegalArgumentException("checkpointInterval must be > 0, was " + checkpointInterval);
+      throw new IllegalArgumentException(
+          "checkpointInterval must be > 0, was " + checkpointInterval);
     }
     hotKeys = hotKeys == null ? HotKeySettings.defaults() : hotKeys;
     if (topKWindows < 1) {

@@ -15,7 +15,8 @@ class BrokerRestartIT extends CrossProcessScenario {
   @Test
   void shouldStayExactWhenTheBrokerRestartsMidStream() throws InterruptedException {
     // given
-    cluster = ClusterUnderTest.builder("brokerrestart").ownBroker().nodes(3).coordinators(2).start();
+    cluster =
+        ClusterUnderTest.builder("brokerrestart").ownBroker().nodes(3).coordinators(2).start();
     ExactReference reference = reference();
 
     try (LoadRun load = produce(workload("brokerrestart", 404), reference, 30_000)) {

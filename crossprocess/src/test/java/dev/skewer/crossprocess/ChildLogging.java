@@ -9,8 +9,8 @@ import java.nio.file.Path;
 /**
  * The logback configuration of the child JVMs: Skewer at INFO (lifecycle, assignments, routed
  * events), Kafka, Hazelcast, Vert.x and Netty at WARN, to the child's stdout (its log file). The
- * children share this JVM's class path and would otherwise pick up the test's WARN-only
- * {@code logback-test.xml}.
+ * children share this JVM's class path and would otherwise pick up the test's WARN-only {@code
+ * logback-test.xml}.
  */
 final class ChildLogging {
 

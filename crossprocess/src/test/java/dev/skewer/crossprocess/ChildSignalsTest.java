@@ -91,8 +91,7 @@ class ChildSignalsTest {
   }
 
   private Process start(List<String> args) throws IOException {
-    Process p =
-        new ProcessBuilder(SleepingMain.command(args)).redirectErrorStream(true).start();
+    Process p = new ProcessBuilder(SleepingMain.command(args)).redirectErrorStream(true).start();
     started.add(p);
     // the child prints "ready <pid>" once its main runs
     BufferedReader out = reader(p);
@@ -108,7 +107,8 @@ class ChildSignalsTest {
 
   private BufferedReader reader(Process p) {
     return readers.computeIfAbsent(
-        p, k -> new BufferedReader(new InputStreamReader(k.getInputStream(), StandardCharsets.UTF_8)));
+        p,
+        k -> new BufferedReader(new InputStreamReader(k.getInputStream(), StandardCharsets.UTF_8)));
   }
 
   private long grandchildPid(Process child) {

@@ -47,11 +47,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The broker is either shared ({@link Builder#broker}, never stopped here) or owned ({@link
  * Builder#ownBroker}, started in the work dir and killed by {@link #close}). Consumer groups are
- * {@code <name>-nodes} and {@code <name>-coordinators} ({@code --group}). Every child gets {@code -X
- * session.timeout.ms} and {@code -X heartbeat.interval.ms} so that failover is quick.
+ * {@code <name>-nodes} and {@code <name>-coordinators} ({@code --group}). Every child gets {@code
+ * -X session.timeout.ms} and {@code -X heartbeat.interval.ms} so that failover is quick.
  *
- * <p>{@link #close} kills every child (and an owned broker) and is idempotent; logs stay in
- * {@link #workDir()}. Not thread-safe.
+ * <p>{@link #close} kills every child (and an owned broker) and is idempotent; logs stay in {@link
+ * #workDir()}. Not thread-safe.
  */
 public final class ClusterUnderTest implements AutoCloseable {
 
@@ -59,7 +59,10 @@ public final class ClusterUnderTest implements AutoCloseable {
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(6);
   public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
   public static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
-  /** Where clusters put their job file, logs and (owned) broker data: {@code target/crossprocess}. */
+
+  /**
+   * Where clusters put their job file, logs and (owned) broker data: {@code target/crossprocess}.
+   */
   public static final Path ROOT = Path.of("target", "crossprocess");
 
   private final String name;
@@ -93,8 +96,8 @@ public final class ClusterUnderTest implements AutoCloseable {
   }
 
   /**
-   * A cluster named {@code name}: a short lowercase word that prefixes topics, groups, process
-   * ids and the work dir.
+   * A cluster named {@code name}: a short lowercase word that prefixes topics, groups, process ids
+   * and the work dir.
    */
   public static Builder builder(String name) {
     return new Builder(name);
@@ -190,7 +193,8 @@ public final class ClusterUnderTest implements AutoCloseable {
    *     the union; {@link #members} tells them apart)
    * @param members the number of members
    */
-  public record GroupSnapshot(GroupState state, Map<String, Set<Integer>> assignments, int members) {
+  public record GroupSnapshot(
+      GroupState state, Map<String, Set<Integer>> assignments, int members) {
 
     /** Every partition assigned to some member. */
     public Set<Integer> assigned() {
@@ -232,7 +236,9 @@ public final class ClusterUnderTest implements AutoCloseable {
   public Set<Integer> partitionsOf(SkewerProcess process) {
     String group = process.role() == Role.NODE ? nodeGroup() : coordinatorGroup();
     GroupSnapshot s = describe(group);
-    return s == null ? Set.of() : s.assignments().getOrDefault(process.consumerClientId(), Set.of());
+    return s == null
+        ? Set.of()
+        : s.assignments().getOrDefault(process.consumerClientId(), Set.of());
   }
 
   /**
@@ -246,7 +252,8 @@ public final class ClusterUnderTest implements AutoCloseable {
   /** {@link #settled}, not counting {@code absent} (e.g. a paused node) as a member. */
   public boolean settledWithout(Set<SkewerProcess> absent) {
     return groupSettled(nodeGroup(), nodes, absent, job.topics().eventsPartitions())
-        && groupSettled(coordinatorGroup(), coordinators, absent, job.topics().partialsPartitions());
+        && groupSettled(
+            coordinatorGroup(), coordinators, absent, job.topics().partialsPartitions());
   }
 
   /** Waits for {@link #settled}; the failure message shows both groups. */
@@ -264,9 +271,16 @@ public final class ClusterUnderTest implements AutoCloseable {
           .until(() -> settledWithout(absent));
     } catch (ConditionTimeoutException e) {
       throw new IllegalStateException(
-          "cluster " + name + " did not settle within " + timeout + ": nodes "
-              + describe(nodeGroup()) + ", coordinators " + describe(coordinatorGroup())
-              + ", processes " + processes(),
+          "cluster "
+              + name
+              + " did not settle within "
+              + timeout
+              + ": nodes "
+              + describe(nodeGroup())
+              + ", coordinators "
+              + describe(coordinatorGroup())
+              + ", processes "
+              + processes(),
           e);
     }
   }
@@ -394,7 +408,8 @@ public final class ClusterUnderTest implements AutoCloseable {
     public Builder sessionTimeout(Duration timeout) {
       this.sessionTimeout = timeout;
       this.heartbeatInterval =
-          Duration.ofMillis(Math.min(DEFAULT_HEARTBEAT_INTERVAL.toMillis(), timeout.toMillis() / 6));
+          Duration.ofMillis(
+              Math.min(DEFAULT_HEARTBEAT_INTERVAL.toMillis(), timeout.toMillis() / 6));
       return this;
     }
 
@@ -405,8 +420,8 @@ public final class ClusterUnderTest implements AutoCloseable {
     }
 
     /**
-     * Provisions the job's topics, launches every process at once, and returns when each is
-     * ready and both consumer groups have settled. On failure everything started is killed.
+     * Provisions the job's topics, launches every process at once, and returns when each is ready
+     * and both consumer groups have settled. On failure everything started is killed.
      */
     public ClusterUnderTest start() {
       Path workDir =
@@ -429,7 +444,8 @@ public final class ClusterUnderTest implements AutoCloseable {
       List<SkewerProcess> nodeList = new ArrayList<>();
       List<SkewerProcess> coordinatorList = new ArrayList<>();
       ClusterUnderTest cluster =
-          new ClusterUnderTest(name, workDir, b, ownBroker, job, jobFile, nodeList, coordinatorList);
+          new ClusterUnderTest(
+              name, workDir, b, ownBroker, job, jobFile, nodeList, coordinatorList);
       try {
         try (Admin a = Admin.create(KafkaSettings.of(b.bootstrapServers()).adminConfig())) {
           TopicProvisioner.ensureTopics(a, job.topics(), Duration.ofSeconds(60));
@@ -448,8 +464,10 @@ public final class ClusterUnderTest implements AutoCloseable {
           boolean node = i < nodes;
           List<String> args =
               List.of(
-                  "--group", node ? name + "-nodes" : name + "-coordinators",
-                  "--checkpoint-topic", name + ".checkpoints");
+                  "--group",
+                  node ? name + "-nodes" : name + "-coordinators",
+                  "--checkpoint-topic",
+                  name + ".checkpoints");
           SkewerProcess.Spec spec =
               new SkewerProcess.Spec(
                   node ? Role.NODE : Role.COORDINATOR,
@@ -470,7 +488,11 @@ public final class ClusterUnderTest implements AutoCloseable {
         cluster.awaitSettled(READY_TIMEOUT);
         LOG.info(
             "cluster {} ready: {} nodes, {} coordinators on {}; work dir {}",
-            name, nodes, coordinators, b.bootstrapServers(), workDir);
+            name,
+            nodes,
+            coordinators,
+            b.bootstrapServers(),
+            workDir);
         return cluster;
       } catch (RuntimeException | Error e) {
         cluster.close();

@@ -31,19 +31,21 @@ import org.junit.jupiter.api.AfterEach;
 /**
  * What every cross-process scenario shares: a cluster on the shared broker (or its own), the
  * 300,000-event workload with disorder, a hot key, late, malformed and future-dated events, the
- * paced producer feeding an {@link ExactReference}, and the final verdict — results exact per
- * (key, window) with sketches, the late topic and the DLQ exactly the reference's.
+ * paced producer feeding an {@link ExactReference}, and the final verdict — results exact per (key,
+ * window) with sketches, the late topic and the DLQ exactly the reference's.
  *
- * <p>The cluster is closed after each test, whatever happened; the children's logs stay in its
- * work dir under {@code target/crossprocess}. Each verdict is also appended to {@code
+ * <p>The cluster is closed after each test, whatever happened; the children's logs stay in its work
+ * dir under {@code target/crossprocess}. Each verdict is also appended to {@code
  * target/crossprocess/verdicts.txt}.
  */
 abstract class CrossProcessScenario {
 
   static final long EVENTS = 300_000;
   static final Duration LOAD_TIMEOUT = Duration.ofMinutes(3);
+
   /** The longest a verdict waits for the results to become exact. */
   static final Duration RESULTS_TIMEOUT = Duration.ofSeconds(150);
+
   /** Give up earlier when the results topic has not grown for this long after the load ended. */
   static final Duration RESULTS_QUIET = Duration.ofSeconds(25);
 
@@ -94,7 +96,8 @@ abstract class CrossProcessScenario {
 
   /** Starts producing {@code spec} to the cluster's events topic at {@code rate} events/s. */
   LoadRun produce(WorkloadSpec spec, ExactReference reference, double rate) {
-    return LoadRun.start(cluster.bootstrap(), cluster.job().topics().events(), spec, reference, rate);
+    return LoadRun.start(
+        cluster.bootstrap(), cluster.job().topics().events(), spec, reference, rate);
   }
 
   /**
@@ -118,8 +121,13 @@ abstract class CrossProcessScenario {
     String verdict =
         String.format(
             "%s %s: %s%s | %s | %s | logs %s",
-            Instant.now(), scenario, report.summary(), categories(report.problems()) + finalsAudit,
-            late.summary(), dlq.summary(), cluster.workDir().toAbsolutePath());
+            Instant.now(),
+            scenario,
+            report.summary(),
+            categories(report.problems()) + finalsAudit,
+            late.summary(),
+            dlq.summary(),
+            cluster.workDir().toAbsolutePath());
     writeProblems(report.problems());
     System.err.println(verdict);
     record(verdict);
@@ -155,8 +163,7 @@ abstract class CrossProcessScenario {
                 lastRecords[0] = results.size();
                 lastChangeNs[0] = System.nanoTime();
               }
-              return last[0].ok()
-                  || System.nanoTime() - lastChangeNs[0] > RESULTS_QUIET.toNanos();
+              return last[0].ok() || System.nanoTime() - lastChangeNs[0] > RESULTS_QUIET.toNanos();
             });
     finalsAudit = duplicateFinals(lastResults.get());
     return last[0];
@@ -174,7 +181,9 @@ abstract class CrossProcessScenario {
     for (ConsumerRecord<byte[], byte[]> r : results) {
       String key = new String(r.key(), StandardCharsets.UTF_8);
       if (ResultRecord.parse(key, r.value(), "key", "value").revision() == 0) {
-        finals.computeIfAbsent(key, k -> new ArrayList<>()).add(new String(r.value(), StandardCharsets.UTF_8));
+        finals
+            .computeIfAbsent(key, k -> new ArrayList<>())
+            .add(new String(r.value(), StandardCharsets.UTF_8));
       }
     }
     long repeated = 0;
@@ -190,7 +199,8 @@ abstract class CrossProcessScenario {
     return repeated == 0
         ? ""
         : String.format(
-            " (repeated finals: %d (key, window)s, %d of them byte-identical)", repeated, identical);
+            " (repeated finals: %d (key, window)s, %d of them byte-identical)",
+            repeated, identical);
   }
 
   private SideOutput awaitSideOutput(String topic, List<GeneratedEvent> expected) {
@@ -213,28 +223,36 @@ abstract class CrossProcessScenario {
   }
 
   /**
-   * The problems by kind, e.g. {@code [missing 4200, count 300, finals 0, ...]}; empty when
-   * there are none.
+   * The problems by kind, e.g. {@code [missing 4200, count 300, finals 0, ...]}; empty when there
+   * are none.
    */
   static String categories(List<String> problems) {
     if (problems.isEmpty()) {
       return "";
     }
     Map<String, Integer> byKind = new LinkedHashMap<>();
-    for (String kind : List.of("missing", "unexpected", "finals", "revision", "count", "sum", "min/max", "distinct")) {
+    for (String kind :
+        List.of(
+            "missing", "unexpected", "finals", "revision", "count", "sum", "min/max", "distinct")) {
       byKind.put(kind, 0);
     }
     for (String p : problems) {
       String kind =
-          p.startsWith("missing result") ? "missing"
-              : p.startsWith("unexpected result") ? "unexpected"
-              : p.contains("final results (revision 0)") ? "finals"
-              : p.contains("without late input") ? "revision"
-              : p.contains(": count ") ? "count"
-              : p.contains(": sum ") ? "sum"
-              : p.contains(": min/max ") ? "min/max"
-              : p.contains(": distinct ") ? "distinct"
-              : "other";
+          p.startsWith("missing result")
+              ? "missing"
+              : p.startsWith("unexpected result")
+                  ? "unexpected"
+                  : p.contains("final results (revision 0)")
+                      ? "finals"
+                      : p.contains("without late input")
+                          ? "revision"
+                          : p.contains(": count ")
+                              ? "count"
+                              : p.contains(": sum ")
+                                  ? "sum"
+                                  : p.contains(": min/max ")
+                                      ? "min/max"
+                                      : p.contains(": distinct ") ? "distinct" : "other";
       byKind.merge(kind, 1, Integer::sum);
     }
     byKind.values().removeIf(n -> n == 0);

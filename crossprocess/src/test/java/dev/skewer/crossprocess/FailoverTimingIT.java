@@ -39,10 +39,10 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *   <li><b>live</b>: until, for every p in P, a newer-epoch Watermark's lag behind the wall clock
  *       is back within 1 s of its lag before the kill;
  *   <li><b>result stall</b>: for the windows whose nominal close (end + 2 s delay, event time
- *       tracking the wall clock) fell between t0 and the catch-up, the most their first result
- *       came after that nominal close (without a failure: a few hundred ms);
- *   <li><b>first result</b>: from t0 to the first result of the first window starting after t0,
- *       and how late that was compared with the window's nominal close.
+ *       tracking the wall clock) fell between t0 and the catch-up, the most their first result came
+ *       after that nominal close (without a failure: a few hundred ms);
+ *   <li><b>first result</b>: from t0 to the first result of the first window starting after t0, and
+ *       how late that was compared with the window's nominal close.
  * </ul>
  */
 @EnabledIfSystemProperty(named = "skewer.timing", matches = "true")
@@ -138,7 +138,9 @@ class FailoverTimingIT {
                 RATE);
         StreamWatcher watcher =
             new StreamWatcher(
-                cluster.bootstrap(), cluster.job().topics().partials(), cluster.job().topics().results())) {
+                cluster.bootstrap(),
+                cluster.job().topics().partials(),
+                cluster.job().topics().results())) {
       Thread.sleep(STEADY.toMillis()); // let the load run steadily before the first kill
       for (int run = 0; run < runs; run++) {
         SkewerProcess victim = cluster.nodes().get(run % cluster.nodes().size());
@@ -146,7 +148,8 @@ class FailoverTimingIT {
         victim.start();
         victim.awaitReady(ClusterUnderTest.READY_TIMEOUT);
         cluster.awaitSettled(Duration.ofSeconds(60));
-        Thread.sleep(STEADY.toMillis()); // steady again (restores after the rejoin) before the next kill
+        Thread.sleep(
+            STEADY.toMillis()); // steady again (restores after the rejoin) before the next kill
       }
     } finally {
       cluster.close();
@@ -172,7 +175,8 @@ class FailoverTimingIT {
           }
         }
       }
-      wmBefore.put(p, recent.stream().mapToLong(Watermark::watermarkMs).max().orElse(Long.MIN_VALUE));
+      wmBefore.put(
+          p, recent.stream().mapToLong(Watermark::watermarkMs).max().orElse(Long.MIN_VALUE));
       epochBefore.put(p, recent.stream().mapToLong(Watermark::epoch).max().orElse(0));
       Collections.sort(lags);
       lagBefore.put(p, lags.isEmpty() ? DELAY_MS : lags.get(lags.size() / 2));
@@ -198,10 +202,20 @@ class FailoverTimingIT {
               long c = 0;
               long l = 0;
               for (int p : partitions) {
-                Optional<Long> cp = first(watcher, p, epochBefore.get(p), t0,
-                    s -> s.watermark().watermarkMs() >= wmBefore.get(p));
-                Optional<Long> lp = first(watcher, p, epochBefore.get(p), t0,
-                    s -> s.seenMs() - s.watermark().watermarkMs() <= lagBefore.get(p) + 1_000);
+                Optional<Long> cp =
+                    first(
+                        watcher,
+                        p,
+                        epochBefore.get(p),
+                        t0,
+                        s -> s.watermark().watermarkMs() >= wmBefore.get(p));
+                Optional<Long> lp =
+                    first(
+                        watcher,
+                        p,
+                        epochBefore.get(p),
+                        t0,
+                        s -> s.seenMs() - s.watermark().watermarkMs() <= lagBefore.get(p) + 1_000);
                 if (cp.isEmpty() || lp.isEmpty()) {
                   return false;
                 }
@@ -243,7 +257,12 @@ class FailoverTimingIT {
     long nominalClose = result.getKey() + WINDOW_MS + DELAY_MS;
     Timing t =
         new Timing(
-            partitions, owned, caughtUp[0], live[0], stall[0], result.getValue() - t0,
+            partitions,
+            owned,
+            caughtUp[0],
+            live[0],
+            stall[0],
+            result.getValue() - t0,
             result.getValue() - nominalClose);
     System.err.println("failover " + victim.id() + ": " + t);
     return t;
@@ -256,7 +275,8 @@ class FailoverTimingIT {
       long t0,
       java.util.function.Predicate<StreamWatcher.Seen> condition) {
     return watcher.watermarks(p).stream()
-        .filter(s -> s.seenMs() > t0 && s.watermark().epoch() > epochBefore && !s.watermark().idle())
+        .filter(
+            s -> s.seenMs() > t0 && s.watermark().epoch() > epochBefore && !s.watermark().idle())
         .filter(condition)
         .map(StreamWatcher.Seen::seenMs)
         .findFirst();

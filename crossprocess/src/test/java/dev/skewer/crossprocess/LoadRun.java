@@ -20,9 +20,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * fail processes mid-stream and wait for progress ({@link #awaitSent}) or the end ({@link
  * #awaitEnd}).
  *
- * <p>The producer is configured to ride out a broker outage of a minute or more: generous
- * delivery, request and blocking timeouts, short reconnect backoff and a 256 MB buffer; its
- * idempotence keeps retried batches from being written twice.
+ * <p>The producer is configured to ride out a broker outage of a minute or more: generous delivery,
+ * request and blocking timeouts, short reconnect backoff and a 256 MB buffer; its idempotence keeps
+ * retried batches from being written twice.
  */
 final class LoadRun implements AutoCloseable {
 
@@ -39,7 +39,8 @@ final class LoadRun implements AutoCloseable {
             .reference(reference)
             .rate(rate)
             .progress(p -> sent.set(p.sent()))
-            .producerConfig(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) DELIVERY_TIMEOUT.toMillis())
+            .producerConfig(
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) DELIVERY_TIMEOUT.toMillis())
             .producerConfig(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000)
             .producerConfig(ProducerConfig.MAX_BLOCK_MS_CONFIG, DELIVERY_TIMEOUT.toMillis())
             .producerConfig(ProducerConfig.BUFFER_MEMORY_CONFIG, 256L * 1024 * 1024)
@@ -76,7 +77,9 @@ final class LoadRun implements AutoCloseable {
 
   /** Events handed to the producer so far (updated about once a second). */
   long sent() {
-    return summary.isDone() && !summary.isCompletedExceptionally() ? summary.join().sent() : sent.get();
+    return summary.isDone() && !summary.isCompletedExceptionally()
+        ? summary.join().sent()
+        : sent.get();
   }
 
   boolean finished() {

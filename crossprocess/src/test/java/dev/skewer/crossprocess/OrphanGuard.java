@@ -7,12 +7,13 @@ import java.util.Arrays;
 /**
  * The main class of every child JVM the harness starts: it arranges for the child to halt as soon
  * as its parent (the test JVM, whose pid it gets as {@code -D}{@value #PARENT_PID_PROPERTY}) is
- * gone, then runs the real main class named by its first argument with the remaining arguments. A main method that throws makes the child exit with {@value
- * #FAILED_MAIN_STATUS} rather than linger on its non-daemon threads.
+ * gone, then runs the real main class named by its first argument with the remaining arguments. A
+ * main method that throws makes the child exit with {@value #FAILED_MAIN_STATUS} rather than linger
+ * on its non-daemon threads.
  *
- * <p>Without it a test JVM that is itself killed (a Failsafe timeout, Ctrl-C, kill -9 of the
- * build) would leave its broker-less Skewer children running forever; with it no child outlives
- * the test run by more than the JDK's parent-exit polling interval.
+ * <p>Without it a test JVM that is itself killed (a Failsafe timeout, Ctrl-C, kill -9 of the build)
+ * would leave its broker-less Skewer children running forever; with it no child outlives the test
+ * run by more than the JDK's parent-exit polling interval.
  */
 public final class OrphanGuard {
 

@@ -16,9 +16,9 @@ import org.apache.kafka.common.header.Header;
  *
  * <p>Records are first made distinct by their source position (the {@code skewer.source.partition}
  * and {@code skewer.source.offset} headers): a node that replays a partition after a failover may
- * write a side-output record twice, which is harmless to a consumer that deduplicates on the
- * source position, so it is counted ({@link #duplicates}) rather than failed. The distinct
- * records' payloads must then equal the expected events' payloads as multisets.
+ * write a side-output record twice, which is harmless to a consumer that deduplicates on the source
+ * position, so it is counted ({@link #duplicates}) rather than failed. The distinct records'
+ * payloads must then equal the expected events' payloads as multisets.
  *
  * @param topic the topic
  * @param records records read

@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * {@link #stop} (SIGTERM), {@link #pause} (SIGSTOP), {@link #resume} (SIGCONT), {@link #restart}.
  *
  * <p>The child runs {@code java -Xmx512m -XX:+UseSerialGC <Hazelcast flags> -cp <this JVM's class
- * path>} (or the class path named by {@value #CLASS_PATH_PROPERTY}); its stdout and stderr are appended to {@link #logFile()}, one file per process across
- * restarts (each start writes a marker line first). Children are started with {@code
- * --no-provision}: the cluster provisions topics once.
+ * path>} (or the class path named by {@value #CLASS_PATH_PROPERTY}); its stdout and stderr are
+ * appended to {@link #logFile()}, one file per process across restarts (each start writes a marker
+ * line first). Children are started with {@code --no-provision}: the cluster provisions topics
+ * once.
  *
  * <p>Every process ever started is registered so that one JVM shutdown hook kills leftovers even
  * when a test forgets to close; {@link OrphanGuard} covers the case where the test JVM itself is
@@ -53,19 +54,22 @@ public final class SkewerProcess implements AutoCloseable {
           "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
 
   public static final String DEFAULT_MAX_HEAP = "512m";
+
   /** Runs the children on this class path (e.g. the shaded launcher jar) instead of the test's. */
   public static final String CLASS_PATH_PROPERTY = "skewer.crossprocess.classpath";
+
   public static final String MAIN_CLASS = "dev.skewer.launcher.SkewerCli";
+
   /** The exit status the JDK reports for a child that died of SIGKILL (128 + 9). */
   public static final int SIGKILL_STATUS = 137;
+
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
   private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
   static {
     Runtime.getRuntime()
         .addShutdownHook(
-            new Thread(
-                () -> LIVE.forEach(p -> p.destroyForcibly()), "skewer-crossprocess-reaper"));
+            new Thread(() -> LIVE.forEach(p -> p.destroyForcibly()), "skewer-crossprocess-reaper"));
   }
 
   /** A node or a coordinator. */
@@ -115,11 +119,18 @@ public final class SkewerProcess implements AutoCloseable {
     public Spec {
       if (role == null || id == null || id.isBlank() || jobFile == null || bootstrap == null) {
         throw new IllegalArgumentException(
-            "role, id, jobFile and bootstrap are required, were " + role + ", " + id + ", "
-                + jobFile + ", " + bootstrap);
+            "role, id, jobFile and bootstrap are required, were "
+                + role
+                + ", "
+                + id
+                + ", "
+                + jobFile
+                + ", "
+                + bootstrap);
       }
       if (hazelcastPort < 1 || hazelcastPort > 65535) {
-        throw new IllegalArgumentException("hazelcastPort must be in 1..65535, was " + hazelcastPort);
+        throw new IllegalArgumentException(
+            "hazelcastPort must be in 1..65535, was " + hazelcastPort);
       }
       if (role == Role.COORDINATOR && (httpPort < 1 || httpPort > 65535)) {
         throw new IllegalArgumentException("httpPort must be in 1..65535, was " + httpPort);
@@ -198,7 +209,11 @@ public final class SkewerProcess implements AutoCloseable {
       List<String> args = command.subList(command.indexOf(MAIN_CLASS), command.size());
       String marker = "----- " + Instant.now() + " start #" + (starts + 1) + ": " + args + "\n";
       Files.writeString(
-          logFile, marker, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+          logFile,
+          marker,
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       logOffsetAtStart = Files.size(logFile);
       ProcessBuilder builder =
           new ProcessBuilder(command)
@@ -227,8 +242,12 @@ public final class SkewerProcess implements AutoCloseable {
     while (true) {
       if (!isAlive()) {
         throw new IllegalStateException(
-            spec.id() + " exited with " + (process == null ? "?" : process.exitValue())
-                + " before it was ready; log " + logFile + tail(40));
+            spec.id()
+                + " exited with "
+                + (process == null ? "?" : process.exitValue())
+                + " before it was ready; log "
+                + logFile
+                + tail(40));
       }
       if (logSinceStart().contains(spec.role().command() + " " + spec.id() + " running")
           && (http == null || healthReady(http))) {
@@ -252,7 +271,11 @@ public final class SkewerProcess implements AutoCloseable {
       throw new IllegalStateException(spec.id() + " survived SIGKILL for " + STOP_TIMEOUT);
     }
     if (process.exitValue() != SIGKILL_STATUS) {
-      LOG.warn("{} exited with {} after destroyForcibly, not {} (SIGKILL)", spec.id(), process.exitValue(), SIGKILL_STATUS);
+      LOG.warn(
+          "{} exited with {} after destroyForcibly, not {} (SIGKILL)",
+          spec.id(),
+          process.exitValue(),
+          SIGKILL_STATUS);
     }
     LOG.info("{} killed (exit {})", spec.id(), process.exitValue());
   }
@@ -371,7 +394,8 @@ public final class SkewerProcess implements AutoCloseable {
       return System.getProperty("java.class.path");
     }
     try {
-      Path guard = Path.of(OrphanGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path guard =
+          Path.of(OrphanGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       return Path.of(override).toAbsolutePath() + java.io.File.pathSeparator + guard;
     } catch (java.net.URISyntaxException e) {
       throw new IllegalStateException("cannot locate " + OrphanGuard.class, e);

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A child for the harness's own tests: prints {@code ready <pid>} and sleeps. With {@code spawn}
- * it first starts a grandchild (itself, through {@link OrphanGuard}) and prints {@code grandchild
+ * A child for the harness's own tests: prints {@code ready <pid>} and sleeps. With {@code spawn} it
+ * first starts a grandchild (itself, through {@link OrphanGuard}) and prints {@code grandchild
  * <pid>}.
  */
 public final class SleepingMain {

@@ -22,8 +22,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Watches a running job from the outside for timing measurements: every Watermark on the partials
  * topic (per source partition, with the wall-clock time it was read) and the first arrival of a
- * result per window start. Reads from the end of both topics at start, without a consumer group,
- * on its own thread; {@link #close} stops it.
+ * result per window start. Reads from the end of both topics at start, without a consumer group, on
+ * its own thread; {@link #close} stops it.
  */
 final class StreamWatcher implements AutoCloseable {
 
@@ -46,14 +46,16 @@ final class StreamWatcher implements AutoCloseable {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
     this.consumer = new KafkaConsumer<>(props);
     this.partials = partials;
     List<TopicPartition> all = new ArrayList<>();
     for (String topic : List.of(partials, results)) {
-      consumer.partitionsFor(topic, Duration.ofSeconds(30))
+      consumer
+          .partitionsFor(topic, Duration.ofSeconds(30))
           .forEach(i -> all.add(new TopicPartition(topic, i.partition())));
     }
     consumer.assign(all);

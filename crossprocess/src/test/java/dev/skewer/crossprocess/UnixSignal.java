@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The signals the JDK cannot send: SIGSTOP and SIGCONT, through {@code kill -<NAME> <pid>}.
- * ({@link Process#destroyForcibly} is SIGKILL and {@link Process#destroy} SIGTERM on Linux.)
+ * The signals the JDK cannot send: SIGSTOP and SIGCONT, through {@code kill -<NAME> <pid>}. ({@link
+ * Process#destroyForcibly} is SIGKILL and {@link Process#destroy} SIGTERM on Linux.)
  */
 enum UnixSignal {
   STOP,

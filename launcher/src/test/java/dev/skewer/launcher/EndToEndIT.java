@@ -40,10 +40,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The whole pipeline on a real KRaft broker and real Hazelcast members: 2 nodes and 1
- * coordinator, 4 event partitions and 2 partials partitions, 200,000 events with disorder, a hot
- * key, late events within and beyond allowed lateness, malformed and future-dated events —
- * checked against a brute-force reference computed from the same events.
+ * The whole pipeline on a real KRaft broker and real Hazelcast members: 2 nodes and 1 coordinator,
+ * 4 event partitions and 2 partials partitions, 200,000 events with disorder, a hot key, late
+ * events within and beyond allowed lateness, malformed and future-dated events — checked against a
+ * brute-force reference computed from the same events.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EndToEndIT {
@@ -107,10 +107,10 @@ class EndToEndIT {
   }
 
   /**
-   * A node leaves mid-stream (graceful stop: it checkpoints on the way out); its partitions move
-   * to the other node, which restores the checkpoints, seeks to their offsets and replays. The
-   * results, the late topic and the DLQ must be exactly those of a failure-free run: nothing
-   * lost, nothing counted twice, no side output written twice.
+   * A node leaves mid-stream (graceful stop: it checkpoints on the way out); its partitions move to
+   * the other node, which restores the checkpoints, seeks to their offsets and replays. The
+   * results, the late topic and the DLQ must be exactly those of a failure-free run: nothing lost,
+   * nothing counted twice, no side output written twice.
    */
   @Test
   void shouldStayExactWhenNodeLeavesMidStreamAndAnotherRestoresItsCheckpoints() throws Exception {
@@ -122,9 +122,7 @@ class EndToEndIT {
     try (LocalCluster cluster =
         LocalCluster.start(
             job, settings, 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> cluster.assignmentsSettled(4, 2));
+      await().atMost(Duration.ofSeconds(60)).until(() -> cluster.assignmentsSettled(4, 2));
 
       // when 200,000 events are produced: 2,000 per simulated second ending 20 s ago, so the
       // future-dated ones are in the future and everything else in the past
@@ -142,7 +140,11 @@ class EndToEndIT {
               .withFuture(0.0005);
       ExactReference reference =
           ExactReference.of(
-              Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(5), 4, job.toSketchSpec());
+              Duration.ofSeconds(10),
+              Duration.ofSeconds(2),
+              Duration.ofSeconds(5),
+              4,
+              job.toSketchSpec());
       LoadSummary sent;
       try (LoadProducer producer =
           LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
@@ -200,8 +202,11 @@ class EndToEndIT {
 
       // and the late topic holds exactly the too-late events, the DLQ exactly the bad ones
       List<ConsumerRecord<byte[], byte[]>> late =
-          TopicReader.readAll(kafka.bootstrapServers(), job.topics().late(), Duration.ofSeconds(20));
-      assertThat(payloads(late)).as("late topic, no duplicates").isEqualTo(sortedJson(reference.late()));
+          TopicReader.readAll(
+              kafka.bootstrapServers(), job.topics().late(), Duration.ofSeconds(20));
+      assertThat(payloads(late))
+          .as("late topic, no duplicates")
+          .isEqualTo(sortedJson(reference.late()));
       List<ConsumerRecord<byte[], byte[]>> dlq =
           TopicReader.readAll(kafka.bootstrapServers(), job.topics().dlq(), Duration.ofSeconds(20));
       assertThat(payloads(dlq)).as("DLQ, no duplicates").isEqualTo(sortedJson(reference.dlq()));
@@ -220,7 +225,10 @@ class EndToEndIT {
                   r ->
                       DlqReason.FUTURE_TIME
                           .code()
-                          .equals(new String(r.headers().lastHeader(DlqReason.HEADER).value(), StandardCharsets.UTF_8)))
+                          .equals(
+                              new String(
+                                  r.headers().lastHeader(DlqReason.HEADER).value(),
+                                  StandardCharsets.UTF_8)))
               .count();
       assertThat(futureRouted).isEqualTo(futureCount);
 

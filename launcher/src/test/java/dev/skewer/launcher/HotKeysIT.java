@@ -38,11 +38,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Hot keys on a real broker: 4 event partitions, 3 nodes, 1 coordinator. A 50% key and a key
- * that bursts mid-run are detected, published with a fanout and spread by the load generator's
+ * Hot keys on a real broker: 4 event partitions, 3 nodes, 1 coordinator. A 50% key and a key that
+ * bursts mid-run are detected, published with a fanout and spread by the load generator's
  * SaltingPartitioner; results stay exactly those of the brute-force reference and of the same
- * events sent without salting. The burst key's fanout rises during the burst and falls back
- * after it.
+ * events sent without salting. The burst key's fanout rises during the burst and falls back after
+ * it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HotKeysIT {
@@ -98,7 +98,10 @@ class HotKeysIT {
     return job;
   }
 
-  private record Run(Map<String, ResultRecord> results, List<HotKey> published, Map<String, Double> eventsPerNode) {}
+  private record Run(
+      Map<String, ResultRecord> results,
+      List<HotKey> published,
+      Map<String, Double> eventsPerNode) {}
 
   private Run run(String name, boolean salting, long startMs) throws Exception {
     JobSpec job = job(name);
@@ -107,7 +110,9 @@ class HotKeysIT {
         new HotKeySettings(
             true,
             hotKeysTopic,
-            FanoutPolicy.Config.defaults().withQuietPeriod(Duration.ofSeconds(2)).withMinTargetRate(1_000));
+            FanoutPolicy.Config.defaults()
+                .withQuietPeriod(Duration.ofSeconds(2))
+                .withMinTargetRate(1_000));
     MeterRegistry registry = new SimpleMeterRegistry();
     try (LocalCluster cluster =
         LocalCluster.start(job, settings, 3, 1, true, 0, registry, Clock.systemUTC(), hotKeys)) {
@@ -122,7 +127,8 @@ class HotKeysIT {
               .withBurst(0.3, Duration.ofSeconds(4), Duration.ofSeconds(4))
               .withTime(startMs, 20_000); // the same event times in both runs, paced in real time
       ExactReference reference =
-          ExactReference.of(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO, 4, job.toSketchSpec());
+          ExactReference.of(
+              Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO, 4, job.toSketchSpec());
       LoadSummary sent;
       try (LoadProducer producer =
           LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
@@ -143,7 +149,8 @@ class HotKeysIT {
               () -> {
                 results.set(
                     0,
-                    TopicReader.readAll(kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)));
+                    TopicReader.readAll(
+                        kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)));
                 report[0] = ResultCheck.check(reference, results.get(0), "key", "value", true);
                 return report[0].ok();
               });
@@ -167,20 +174,26 @@ class HotKeysIT {
       Map<String, ResultRecord> last = new HashMap<>();
       for (ConsumerRecord<byte[], byte[]> r : results.get(0)) {
         ResultRecord rr =
-            ResultRecord.parse(new String(r.key(), StandardCharsets.UTF_8), r.value(), "key", "value");
+            ResultRecord.parse(
+                new String(r.key(), StandardCharsets.UTF_8), r.value(), "key", "value");
         last.merge(rr.resultKey(), rr, (a, b) -> b.revision() >= a.revision() ? b : a);
       }
       Map<String, Double> perNode = new HashMap<>();
-      registry.find("skewer.events.in").counters().forEach(c -> perNode.put(c.getId().getTag("node"), c.count()));
+      registry
+          .find("skewer.events.in")
+          .counters()
+          .forEach(c -> perNode.put(c.getId().getTag("node"), c.count()));
       System.err.printf(
-          "%s: %s; published %s; events per node %s%n", name, report[0].summary(), published, perNode);
+          "%s: %s; published %s; events per node %s%n",
+          name, report[0].summary(), published, perNode);
       return new Run(last, published, perNode);
     }
   }
 
   private boolean tombstoned(String topic, String key) {
     boolean hot = false;
-    for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(kafka.bootstrapServers(), topic, Duration.ofSeconds(20))) {
+    for (ConsumerRecord<byte[], byte[]> r :
+        TopicReader.readAll(kafka.bootstrapServers(), topic, Duration.ofSeconds(20))) {
       if (!key.equals(HotKeyCodec.decodeKey(r.key()))) {
         continue;
       }
@@ -201,24 +214,36 @@ class HotKeysIT {
 
     assertThat(salted.published())
         .as("the 50% key was published hot")
-        .anySatisfy(h -> {
-          assertThat(h.key()).isEqualTo("ad0");
-          assertThat(h.fanout()).isGreaterThan(1);
-        });
+        .anySatisfy(
+            h -> {
+              assertThat(h.key()).isEqualTo("ad0");
+              assertThat(h.fanout()).isGreaterThan(1);
+            });
     assertThat(salted.published())
         .as("the burst key was published hot during its burst")
-        .anySatisfy(h -> {
-          assertThat(h.key()).isEqualTo("ad999");
-          assertThat(h.fanout()).isGreaterThan(1);
-        });
+        .anySatisfy(
+            h -> {
+              assertThat(h.key()).isEqualTo("ad999");
+              assertThat(h.fanout()).isGreaterThan(1);
+            });
     assertThat(salted.results().keySet()).isEqualTo(plain.results().keySet());
-    salted.results().forEach((k, r) -> {
-      ResultRecord p = plain.results().get(k);
-      assertThat(r.count()).as(k).isEqualTo(p.count());
-      assertThat(r.sum()).as(k).isCloseTo(p.sum(), org.assertj.core.api.Assertions.within(1e-6 * Math.max(1, Math.abs(p.sum()))));
-      assertThat(r.min()).as(k).isEqualTo(p.min());
-      assertThat(r.max()).as(k).isEqualTo(p.max());
-      assertThat(r.distinctEstimate()).as("HLL union of salted partials equals the unsalted one: " + k).isEqualTo(p.distinctEstimate());
-    });
+    salted
+        .results()
+        .forEach(
+            (k, r) -> {
+              ResultRecord p = plain.results().get(k);
+              assertThat(r.count()).as(k).isEqualTo(p.count());
+              assertThat(r.sum())
+                  .as(k)
+                  .isCloseTo(
+                      p.sum(),
+                      org.assertj.core.api.Assertions.within(
+                          1e-6 * Math.max(1, Math.abs(p.sum()))));
+              assertThat(r.min()).as(k).isEqualTo(p.min());
+              assertThat(r.max()).as(k).isEqualTo(p.max());
+              assertThat(r.distinctEstimate())
+                  .as("HLL union of salted partials equals the unsalted one: " + k)
+                  .isEqualTo(p.distinctEstimate());
+            });
   }
 }

@@ -39,10 +39,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Hopping windows and sessions end to end on a real KRaft broker and real Hazelcast members: 2
- * nodes and 1 coordinator, 4 event partitions and 2 partials partitions. Keys are salted over up
- * to 3 partitions, events are disordered within the delay, some are late within and beyond
- * allowed lateness (for sessions, inside silences, bridging closed sessions). The upsert view of
- * the results topic (latest record per result key, superseded sessions left out) must equal the
+ * nodes and 1 coordinator, 4 event partitions and 2 partials partitions. Keys are salted over up to
+ * 3 partitions, events are disordered within the delay, some are late within and beyond allowed
+ * lateness (for sessions, inside silences, bridging closed sessions). The upsert view of the
+ * results topic (latest record per result key, superseded sessions left out) must equal the
  * brute-force reference exactly, with at most one revision 0 per result key.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -160,39 +160,44 @@ class WindowShapesIT {
       Map<String, List<JsonNode>> written = new TreeMap<>();
       String[] lastDiff = {""};
       try {
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                written.clear();
-                for (ConsumerRecord<byte[], byte[]> r :
-                    TopicReader.readAll(
-                        kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20))) {
-                  String key = new String(r.key(), StandardCharsets.UTF_8);
-                  if (!key.startsWith(SENTINEL)) {
-                    written.computeIfAbsent(key, x -> new ArrayList<>()).add(parse(r.value()));
-                  }
-                }
-                Map<String, String> live = live(written, sessions);
-                Map<String, String> want = expectedView(expected);
-                if (!live.equals(want)) {
-                  List<String> diff = new ArrayList<>();
-                  for (String k : want.keySet()) {
-                    if (!want.get(k).equals(live.get(k))) {
-                      diff.add(k + " want " + want.get(k) + " got " + live.get(k));
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofSeconds(2))
+            .until(
+                () -> {
+                  written.clear();
+                  for (ConsumerRecord<byte[], byte[]> r :
+                      TopicReader.readAll(
+                          kafka.bootstrapServers(),
+                          job.topics().results(),
+                          Duration.ofSeconds(20))) {
+                    String key = new String(r.key(), StandardCharsets.UTF_8);
+                    if (!key.startsWith(SENTINEL)) {
+                      written.computeIfAbsent(key, x -> new ArrayList<>()).add(parse(r.value()));
                     }
                   }
-                  for (String k : live.keySet()) {
-                    if (!want.containsKey(k)) {
-                      diff.add(k + " unexpected " + live.get(k));
+                  Map<String, String> live = live(written, sessions);
+                  Map<String, String> want = expectedView(expected);
+                  if (!live.equals(want)) {
+                    List<String> diff = new ArrayList<>();
+                    for (String k : want.keySet()) {
+                      if (!want.get(k).equals(live.get(k))) {
+                        diff.add(k + " want " + want.get(k) + " got " + live.get(k));
+                      }
                     }
+                    for (String k : live.keySet()) {
+                      if (!want.containsKey(k)) {
+                        diff.add(k + " unexpected " + live.get(k));
+                      }
+                    }
+                    lastDiff[0] =
+                        diff.size()
+                            + " differences, e.g. "
+                            + diff.subList(0, Math.min(8, diff.size()));
+                    return false;
                   }
-                  lastDiff[0] = diff.size() + " differences, e.g. " + diff.subList(0, Math.min(8, diff.size()));
-                  return false;
-                }
-                return true;
-              });
+                  return true;
+                });
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         throw new AssertionError(job.name() + ": " + lastDiff[0], e);
       }
@@ -200,13 +205,17 @@ class WindowShapesIT {
       long superseded = 0;
       for (Map.Entry<String, List<JsonNode>> e : written.entrySet()) {
         long zeros =
-            e.getValue().stream().filter(v -> v.path("value").path("revision").asInt() == 0).count();
+            e.getValue().stream()
+                .filter(v -> v.path("value").path("revision").asInt() == 0)
+                .count();
         assertThat(zeros).as("revision 0 records of %s", e.getKey()).isLessThanOrEqualTo(1);
         revisions += e.getValue().size() - zeros;
         // a superseded session is rewritten with event_count 0 (and "superseded_by" once the
         // merge verticle passes FinalResult.supersededByStartMs to the formatter)
         superseded +=
-            e.getValue().stream().filter(v -> v.path("value").path("event_count").asLong() == 0).count();
+            e.getValue().stream()
+                .filter(v -> v.path("value").path("event_count").asLong() == 0)
+                .count();
       }
       System.err.printf(
           "%s: %d results exact, %d revisions, %d superseded, %d late events%n",
@@ -220,8 +229,8 @@ class WindowShapesIT {
   }
 
   /**
-   * Once the first phase's sessions are final, sends late events (within lateness) that bridge
-   * up to 5 pairs of consecutive closed sessions of one key.
+   * Once the first phase's sessions are final, sends late events (within lateness) that bridge up
+   * to 5 pairs of consecutive closed sessions of one key.
    */
   private void bridge(
       JobSpec job, ShapeReference reference, KafkaProducer<byte[], byte[]> producer, long end) {
@@ -257,13 +266,16 @@ class WindowShapesIT {
                 keys.add(new String(r.key(), StandardCharsets.UTF_8));
               }
               return pairs.stream()
-                  .allMatch(p -> keys.contains(p[0].resultKey()) && keys.contains(p[1].resultKey()));
+                  .allMatch(
+                      p -> keys.contains(p[0].resultKey()) && keys.contains(p[1].resultKey()));
             });
     for (ShapeReference.Result[] p : pairs) {
       long t = (p[0].endMs() + p[1].startMs()) / 2;
       int k = Integer.parseInt(p[0].key().substring(1));
       int partition = k % 4;
-      assertThat(reference.accept(partition, p[0].key(), t, 1)).as("bridging event accepted").isTrue();
+      assertThat(reference.accept(partition, p[0].key(), t, 1))
+          .as("bridging event accepted")
+          .isTrue();
       send(producer, job.topics().events(), partition, p[0].key(), t, 1);
     }
     producer.flush();
@@ -272,7 +284,8 @@ class WindowShapesIT {
   private static Map<String, String> expectedView(Map<String, ShapeReference.Result> expected) {
     Map<String, String> view = new TreeMap<>();
     for (ShapeReference.Result r : expected.values()) {
-      view.put(r.resultKey(), r.startMs() + ".." + r.endMs() + " n=" + r.count() + " sum=" + r.sum());
+      view.put(
+          r.resultKey(), r.startMs() + ".." + r.endMs() + " n=" + r.count() + " sum=" + r.sum());
     }
     return view;
   }
@@ -288,7 +301,9 @@ class WindowShapesIT {
       }
       long start = v.path(sessions ? "session_start_ms" : "window_start_ms").asLong();
       long endMs = v.path(sessions ? "session_end_ms" : "window_end_ms").asLong();
-      view.put(e.getKey(), start + ".." + endMs + " n=" + count + " sum=" + v.path("sum_value").asDouble());
+      view.put(
+          e.getKey(),
+          start + ".." + endMs + " n=" + count + " sum=" + v.path("sum_value").asDouble());
     }
     return view;
   }
@@ -303,7 +318,11 @@ class WindowShapesIT {
   }
 
   private static void send(
-      KafkaProducer<byte[], byte[]> producer, String topic, int partition, String key, long t,
+      KafkaProducer<byte[], byte[]> producer,
+      String topic,
+      int partition,
+      String key,
+      long t,
       double value) {
     Map<String, Object> event = new HashMap<>();
     event.put("key", key);
@@ -312,7 +331,10 @@ class WindowShapesIT {
     try {
       producer.send(
           new ProducerRecord<>(
-              topic, partition, t, key.getBytes(StandardCharsets.UTF_8),
+              topic,
+              partition,
+              t,
+              key.getBytes(StandardCharsets.UTF_8),
               JSON.writeValueAsBytes(event)));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

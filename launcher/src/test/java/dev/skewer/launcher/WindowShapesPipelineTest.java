@@ -28,14 +28,13 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Tumbling, hopping and session windows through the plain-Java cores — {@link
- * PartitionAggregator} × 3 source partitions and {@link WindowMerger} × 2 partials partitions,
- * every message through the wire codec — against {@link ShapeReference} (brute force over each
- * key's sorted events) over many seeds: disorder within the delay, late events within and
- * beyond allowed lateness, salted keys spread over up to 3 partitions, events that bridge closed
- * sessions, and snapshot → restore of nodes and mergers mid-stream. Every live result is exact;
- * per result key there is at most one revision 0 and revisions increase; without late events
- * every result key is written exactly once.
+ * Tumbling, hopping and session windows through the plain-Java cores — {@link PartitionAggregator}
+ * × 3 source partitions and {@link WindowMerger} × 2 partials partitions, every message through the
+ * wire codec — against {@link ShapeReference} (brute force over each key's sorted events) over many
+ * seeds: disorder within the delay, late events within and beyond allowed lateness, salted keys
+ * spread over up to 3 partitions, events that bridge closed sessions, and snapshot → restore of
+ * nodes and mergers mid-stream. Every live result is exact; per result key there is at most one
+ * revision 0 and revisions increase; without late events every result key is written exactly once.
  */
 class WindowShapesPipelineTest {
 
@@ -139,16 +138,19 @@ class WindowShapesPipelineTest {
       assertThat(actual.aggregate().min(0)).as(r.resultKey()).isEqualTo(r.min());
       assertThat(actual.aggregate().max(0)).as(r.resultKey()).isEqualTo(r.max());
       if (gap > 0) {
-        assertThat(actual.dimensions()).as(r.resultKey())
+        assertThat(actual.dimensions())
+            .as(r.resultKey())
             .containsExactly("g" + Math.floorMod(r.startMs(), 5));
       }
     }
     for (Map.Entry<String, List<FinalResult>> e : h.written.entrySet()) {
       List<FinalResult> records = e.getValue();
       assertThat(records.stream().filter(r -> r.revision() == 0).count())
-          .as("revision 0 records of %s", e.getKey()).isLessThanOrEqualTo(1);
+          .as("revision 0 records of %s", e.getKey())
+          .isLessThanOrEqualTo(1);
       for (int i = 1; i < records.size(); i++) {
-        assertThat(records.get(i).revision()).as(e.getKey())
+        assertThat(records.get(i).revision())
+            .as(e.getKey())
             .isGreaterThan(records.get(i - 1).revision());
       }
       FinalResult last = records.get(records.size() - 1);
@@ -204,7 +206,9 @@ class WindowShapesPipelineTest {
       for (PartitionAggregator node : nodes) {
         node.emit(
             p -> {
-              int q = Utils.toPositive(Utils.murmur2(p.key().getBytes(StandardCharsets.UTF_8))) % MERGERS;
+              int q =
+                  Utils.toPositive(Utils.murmur2(p.key().getBytes(StandardCharsets.UTF_8)))
+                      % MERGERS;
               mergers[q].accept((Partial) WireCodec.decode(WireCodec.encode(p)));
             });
         byte[] w = WireCodec.encode(node.watermark(false));
@@ -214,7 +218,10 @@ class WindowShapesPipelineTest {
       }
       for (WindowMerger m : mergers) {
         m.advance(
-            r -> written.computeIfAbsent(r.key() + "@" + r.windowStartMs(), k -> new ArrayList<>()).add(r));
+            r ->
+                written
+                    .computeIfAbsent(r.key() + "@" + r.windowStartMs(), k -> new ArrayList<>())
+                    .add(r));
       }
     }
 
@@ -223,7 +230,9 @@ class WindowShapesPipelineTest {
       if (random.nextBoolean()) {
         int p = random.nextInt(SOURCES);
         epochs[p]++;
-        nodes[p] = PartitionAggregator.restore(nodes[p].snapshot(), epochs[p], windows, delay, lateness, SPEC);
+        nodes[p] =
+            PartitionAggregator.restore(
+                nodes[p].snapshot(), epochs[p], windows, delay, lateness, SPEC);
       } else {
         int q = random.nextInt(MERGERS);
         mergers[q] = WindowMerger.restore(mergers[q].snapshot(), SOURCES, lateness, SPEC);
@@ -246,7 +255,10 @@ class WindowShapesPipelineTest {
       }
       for (WindowMerger m : mergers) {
         m.advance(
-            r -> written.computeIfAbsent(r.key() + "@" + r.windowStartMs(), k -> new ArrayList<>()).add(r));
+            r ->
+                written
+                    .computeIfAbsent(r.key() + "@" + r.windowStartMs(), k -> new ArrayList<>())
+                    .add(r));
       }
     }
 

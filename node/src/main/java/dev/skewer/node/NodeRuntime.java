@@ -14,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One node: its own Vert.x instance with the ingest verticle deployed. Start with {@link
- * #start}; {@link #close} undeploys (draining the producer) and closes Vert.x.
+ * One node: its own Vert.x instance with the ingest verticle deployed. Start with {@link #start};
+ * {@link #close} undeploys (draining the producer) and closes Vert.x.
  */
 public final class NodeRuntime implements AutoCloseable {
 

@@ -37,12 +37,15 @@ public record NodeSettings(
     Objects.requireNonNull(kafka, "kafka");
     groupId = groupId == null ? DEFAULT_GROUP_ID : groupId;
     if (maxPendingRecords < 1) {
-      throw new IllegalArgumentException("maxPendingRecords must be >= 1, was " + maxPendingRecords);
+      throw new IllegalArgumentException(
+          "maxPendingRecords must be >= 1, was " + maxPendingRecords);
     }
     tickInterval = tickInterval == null ? DEFAULT_TICK_INTERVAL : tickInterval;
-    checkpointInterval = checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
+    checkpointInterval =
+        checkpointInterval == null ? DEFAULT_CHECKPOINT_INTERVAL : checkpointInterval;
     if (checkpointInterval.isNegative() || checkpointInterval.isZero()) {
-      throw new IllegalArgumentException("checkpointInterval must be > 0, was " + checkpointInterval);
+      throw new IllegalArgumentException(
+          "checkpointInterval must be > 0, was " + checkpointInterval);
     }
     if (tickInterval.isNegative() || tickInterval.isZero()) {
       throw new IllegalArgumentException("tickInterval must be > 0, was " + tickInterval);

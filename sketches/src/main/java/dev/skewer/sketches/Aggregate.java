@@ -19,26 +19,25 @@ import java.util.Objects;
  *
  * <ul>
  *   <li><b>Identity:</b> {@code empty(spec) ⊕ a} and {@code a ⊕ empty(spec)} equal {@code a}.
- *   <li><b>Associativity and commutativity:</b> {@code (a ⊕ b) ⊕ c} equals {@code a ⊕ (b ⊕ c)}
- *       and {@code a ⊕ b} equals {@code b ⊕ a}.
+ *   <li><b>Associativity and commutativity:</b> {@code (a ⊕ b) ⊕ c} equals {@code a ⊕ (b ⊕ c)} and
+ *       {@code a ⊕ b} equals {@code b ⊕ a}.
  *   <li><b>Split/merge:</b> merging the aggregates of any split of a stream, in any order, equals
  *       aggregating the whole stream.
  * </ul>
  *
  * "Equals" means: exactly for count, value counts, min, max, the distinct sketch (same registers,
  * same estimate) and the frequency table (same CMS, same point estimates, exact counts while
- * exact); up to floating-point reassociation for sums (exact when values are integers below
- * 2^53); within the published error bound for heavy-hitter candidate membership and for
- * quantiles (t-digest merging is not associative, so a coordinator should merge in a fixed
- * order). Exact quantiles (at most {@value QuantileSketch#EXACT_LIMIT} values) obey all laws
- * exactly.
+ * exact); up to floating-point reassociation for sums (exact when values are integers below 2^53);
+ * within the published error bound for heavy-hitter candidate membership and for quantiles
+ * (t-digest merging is not associative, so a coordinator should merge in a fixed order). Exact
+ * quantiles (at most {@value QuantileSketch#EXACT_LIMIT} values) obey all laws exactly.
  *
  * <h2>Error bounds</h2>
  *
- * Every estimate carries its bound: {@link DistinctEstimate#relativeStandardError()} (1.04/&radic;2^p),
- * {@link HeavyHitter#maxOverestimate()} (&lceil;&epsilon;N&rceil; from the CMS, 0 while exact), and
- * {@link QuantileEstimate#rankError()} (0 while exact, else t-digest's centroid size bound at q).
- * See the sketch classes for the derivations.
+ * Every estimate carries its bound: {@link DistinctEstimate#relativeStandardError()}
+ * (1.04/&radic;2^p), {@link HeavyHitter#maxOverestimate()} (&lceil;&epsilon;N&rceil; from the CMS,
+ * 0 while exact), and {@link QuantileEstimate#rankError()} (0 while exact, else t-digest's centroid
+ * size bound at q). See the sketch classes for the derivations.
  *
  * <h2>Input</h2>
  *
@@ -47,10 +46,10 @@ import java.util.Objects;
  *
  * <h2>Observation canonicalises</h2>
  *
- * Reading quantiles or heavy hitters, encoding, copying, or being merged into another aggregate
- * may rewrite internal representations (compress a live t-digest into its centroids, refresh
- * cached CMS estimates) without changing any estimate, so that an aggregate decoded from its
- * encoding continues exactly like the original.
+ * Reading quantiles or heavy hitters, encoding, copying, or being merged into another aggregate may
+ * rewrite internal representations (compress a live t-digest into its centroids, refresh cached CMS
+ * estimates) without changing any estimate, so that an aggregate decoded from its encoding
+ * continues exactly like the original.
  *
  * <p>Memory: sketches start small (sparse HLL, exact item map, exact value array) and grow only
  * with the data: see docs/sketches.md for bytes per (key, window).
@@ -135,11 +134,12 @@ public final class Aggregate {
    * @param distinctItem item for the distinct count, or null (ignored if distinct is off)
    * @param frequentItem item for the heavy hitters, or null (ignored if frequencies are off)
    * @param quantileValue value for the quantiles, NaN if absent (ignored if quantiles are off)
-   * @throws IllegalArgumentException for a wrong number of numeric values, an infinite value or
-   *     a {@code frequentItem} with a lone surrogate (it could not cross the wire as UTF-8); the
+   * @throws IllegalArgumentException for a wrong number of numeric values, an infinite value or a
+   *     {@code frequentItem} with a lone surrogate (it could not cross the wire as UTF-8); the
    *     aggregate is then unchanged
    */
-  public void update(double[] numeric, String distinctItem, String frequentItem, double quantileValue) {
+  public void update(
+      double[] numeric, String distinctItem, String frequentItem, double quantileValue) {
     int n = spec.numericFields();
     if (numeric == null ? n != 0 : numeric.length != n) {
       throw new IllegalArgumentException(
@@ -147,7 +147,8 @@ public final class Aggregate {
     }
     for (int i = 0; i < n; i++) {
       if (Double.isInfinite(numeric[i])) {
-        throw new IllegalArgumentException("numeric[" + i + "] must be finite or NaN, was " + numeric[i]);
+        throw new IllegalArgumentException(
+            "numeric[" + i + "] must be finite or NaN, was " + numeric[i]);
       }
     }
     if (frequencies != null && frequentItem != null && hasLoneSurrogate(frequentItem)) {
@@ -155,7 +156,8 @@ public final class Aggregate {
       throw new IllegalArgumentException("frequentItem must be valid Unicode (lone surrogate)");
     }
     if (Double.isInfinite(quantileValue)) {
-      throw new IllegalArgumentException("quantileValue must be finite or NaN, was " + quantileValue);
+      throw new IllegalArgumentException(
+          "quantileValue must be finite or NaN, was " + quantileValue);
     }
     count++;
     for (int i = 0; i < n; i++) {

@@ -11,16 +11,15 @@ import java.util.Objects;
  * The versioned binary codec of {@link Aggregate}; the byte layout is the table in {@link
  * dev.skewer.sketches.codec}.
  *
- * <p>Guarantees: {@link #encode} is deterministic (equal states give equal bytes: maps are
- * written in sorted order, a live t-digest is first compressed into its centroids); {@code
+ * <p>Guarantees: {@link #encode} is deterministic (equal states give equal bytes: maps are written
+ * in sorted order, a live t-digest is first compressed into its centroids); {@code
  * decode(encode(a))} has every estimate of {@code a} and continues exactly like it; {@code
  * encode(decode(b))} equals {@code b} for every valid encoding {@code b} (the decoder refuses
  * non-canonical forms: unsorted items, non-minimal varints, ...). Decoding untrusted bytes throws
  * {@link CodecException} and nothing else, checks every declared length against the bytes that
  * remain before allocating, and runs in time linear in the input.
  *
- * <p>Thread-safe (stateless); encoding reads the aggregate, which must not be updated
- * concurrently.
+ * <p>Thread-safe (stateless); encoding reads the aggregate, which must not be updated concurrently.
  */
 public final class AggregateCodec {
   /** The format version, the first byte of every encoding; bumped on any layout change. */
@@ -111,7 +110,11 @@ public final class AggregateCodec {
       maxs[i] = in.readDouble("max");
       if (!Double.isFinite(mins[i]) || !Double.isFinite(maxs[i]) || mins[i] > maxs[i]) {
         throw new CodecException(
-            "field " + i + ": min/max must be finite with min <= max, were " + mins[i] + ", "
+            "field "
+                + i
+                + ": min/max must be finite with min <= max, were "
+                + mins[i]
+                + ", "
                 + maxs[i]);
       }
     }
@@ -141,8 +144,7 @@ public final class AggregateCodec {
     int sp = in.readUnsignedByte("hllSparsePrecision");
     double epsilon = in.readDouble("cmsEpsilon");
     double delta = in.readDouble("cmsDelta");
-    int capacity =
-        in.readVarInt("heavyHitterCapacity", 1, SketchSpec.MAX_HEAVY_HITTER_CAPACITY);
+    int capacity = in.readVarInt("heavyHitterCapacity", 1, SketchSpec.MAX_HEAVY_HITTER_CAPACITY);
     double compression = in.readDouble("tdigestCompression");
     try {
       return new SketchSpec(

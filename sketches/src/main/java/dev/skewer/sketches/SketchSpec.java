@@ -8,16 +8,16 @@ import java.util.List;
  * and which optional sketches with which parameters. Two aggregates merge only if their specs are
  * equal (parameters of disabled sketches included, so that a spec means one thing everywhere).
  *
- * <p>Valid ranges, checked by the constructor (an {@link IllegalArgumentException} names the
- * field and the value):
+ * <p>Valid ranges, checked by the constructor (an {@link IllegalArgumentException} names the field
+ * and the value):
  *
  * <ul>
  *   <li>{@code numericFields} in [0, 64];
  *   <li>{@code hllPrecision} p in [4, 18] (2^p registers; relative standard error 1.04/&radic;2^p);
  *   <li>{@code hllSparsePrecision} p' in [p, 25] (stream-lib's sparse encoding packs p' + 7 bits
  *       into an int: above 25 it silently loses accuracy);
- *   <li>{@code cmsEpsilon} &epsilon; in [1e-5, 1) (CMS width &lceil;2/&epsilon;&rceil; &le;
- *       200,000 counters per row) and {@code cmsDelta} &delta; in [1e-9, 1) (depth
+ *   <li>{@code cmsEpsilon} &epsilon; in [1e-5, 1) (CMS width &lceil;2/&epsilon;&rceil; &le; 200,000
+ *       counters per row) and {@code cmsDelta} &delta; in [1e-9, 1) (depth
  *       &lceil;log2(1/&delta;)&rceil; &le; 30 rows);
  *   <li>{@code heavyHitterCapacity} in [1, 10,000];
  *   <li>{@code tdigestCompression} in [10, 1000] (t-digest ignores values below 10).
@@ -121,8 +121,17 @@ public record SketchSpec(
   }
 
   public SketchSpec withDistinct(int precision, int sparsePrecision) {
-    return new SketchSpec(numericFields, true, precision, sparsePrecision, frequencies, cmsEpsilon,
-        cmsDelta, heavyHitterCapacity, quantiles, tdigestCompression);
+    return new SketchSpec(
+        numericFields,
+        true,
+        precision,
+        sparsePrecision,
+        frequencies,
+        cmsEpsilon,
+        cmsDelta,
+        heavyHitterCapacity,
+        quantiles,
+        tdigestCompression);
   }
 
   /** Distinct counting with the default precisions (p 14, p' 25). */
@@ -131,8 +140,17 @@ public record SketchSpec(
   }
 
   public SketchSpec withFrequencies(double epsilon, double delta, int capacity) {
-    return new SketchSpec(numericFields, distinct, hllPrecision, hllSparsePrecision, true, epsilon,
-        delta, capacity, quantiles, tdigestCompression);
+    return new SketchSpec(
+        numericFields,
+        distinct,
+        hllPrecision,
+        hllSparsePrecision,
+        true,
+        epsilon,
+        delta,
+        capacity,
+        quantiles,
+        tdigestCompression);
   }
 
   /** Heavy hitters with the defaults (&epsilon; 0.001, &delta; 0.01, 64 candidates). */
@@ -141,8 +159,17 @@ public record SketchSpec(
   }
 
   public SketchSpec withQuantiles(double compression) {
-    return new SketchSpec(numericFields, distinct, hllPrecision, hllSparsePrecision, frequencies,
-        cmsEpsilon, cmsDelta, heavyHitterCapacity, true, compression);
+    return new SketchSpec(
+        numericFields,
+        distinct,
+        hllPrecision,
+        hllSparsePrecision,
+        frequencies,
+        cmsEpsilon,
+        cmsDelta,
+        heavyHitterCapacity,
+        true,
+        compression);
   }
 
   /** Quantiles with the default compression (100). */

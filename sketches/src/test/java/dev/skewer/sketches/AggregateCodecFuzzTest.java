@@ -24,8 +24,9 @@ class AggregateCodecFuzzTest {
     for (int choice = 0; choice <= 3; choice++) {
       SketchSpec spec = AggregateCodecTest.spec(choice);
       for (int length : new int[] {0, 1, 5, 60, 400}) {
-        corpus.add(AggregateCodec.encode(
-            Events.aggregate(spec, Events.stream(seed++, length, spec, 300, 12))));
+        corpus.add(
+            AggregateCodec.encode(
+                Events.aggregate(spec, Events.stream(seed++, length, spec, 300, 12))));
       }
     }
     Random r = new Random(20240601);

@@ -88,8 +88,11 @@ class AggregateCodecTest {
   void shouldDecodeGoldenEncodingsToTheRecordedEstimates() throws IOException {
     List<String> lines;
     try (InputStream in = getClass().getResourceAsStream("/golden-v1.txt")) {
-      lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-          .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+      lines =
+          new String(in.readAllBytes(), StandardCharsets.UTF_8)
+              .lines()
+              .filter(l -> !l.isBlank() && !l.startsWith("#"))
+              .toList();
     }
     assertThat(lines).hasSizeGreaterThanOrEqualTo(3);
     for (String line : lines) {
@@ -123,16 +126,20 @@ class AggregateCodecTest {
     byte[] valid = AggregateCodec.encode(Aggregate.empty(SketchSpec.countsOnly(1)));
     byte[] v2 = valid.clone();
     v2[0] = 2;
-    assertThatThrownBy(() -> AggregateCodec.decode(v2)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> AggregateCodec.decode(v2))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("version 2");
     byte[] trailing = java.util.Arrays.copyOf(valid, valid.length + 1);
-    assertThatThrownBy(() -> AggregateCodec.decode(trailing)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> AggregateCodec.decode(trailing))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("trailing");
     assertThatThrownBy(() -> AggregateCodec.decode(new byte[0])).isInstanceOf(CodecException.class);
     assertThatThrownBy(() -> AggregateCodec.decode(valid, 3, valid.length))
         .isInstanceOf(CodecException.class);
-    assertThat(AggregateCodec.decode(java.util.Arrays.copyOf(valid, valid.length + 3), 0, valid.length)
-        .count()).isZero();
+    assertThat(
+            AggregateCodec.decode(java.util.Arrays.copyOf(valid, valid.length + 3), 0, valid.length)
+                .count())
+        .isZero();
   }
 
   static void assertSameEstimates(Aggregate decoded, Aggregate original, List<Event> events) {
@@ -152,7 +159,8 @@ class AggregateCodecTest {
       assertThat(decoded.heavyHitters(100)).isEqualTo(original.heavyHitters(100));
       for (Event e : events) {
         if (e.frequentItem() != null) {
-          assertThat(decoded.frequency(e.frequentItem())).isEqualTo(original.frequency(e.frequentItem()));
+          assertThat(decoded.frequency(e.frequentItem()))
+              .isEqualTo(original.frequency(e.frequentItem()));
         }
       }
     }

@@ -120,7 +120,11 @@ class AggregateLawsTest {
     long n = whole.quantileCount();
     assertThat(merged.quantileCount()).isEqualTo(n);
     double[] sorted =
-        events.stream().mapToDouble(Event::quantileValue).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        events.stream()
+            .mapToDouble(Event::quantileValue)
+            .filter(v -> !Double.isNaN(v))
+            .sorted()
+            .toArray();
     for (double q : new double[] {0, 0.1, 0.5, 0.9, 0.99, 1}) {
       QuantileEstimate m = merged.quantile(q);
       if (n <= 128) {

@@ -45,7 +45,8 @@ class AggregateTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lone surrogate");
     a.update(null, null, "ok\uD83D\uDE00", Double.NaN);
-    assertThat(AggregateCodec.decode(AggregateCodec.encode(a)).frequency("ok\uD83D\uDE00").estimate())
+    assertThat(
+            AggregateCodec.decode(AggregateCodec.encode(a)).frequency("ok\uD83D\uDE00").estimate())
         .isEqualTo(1);
   }
 
@@ -77,14 +78,17 @@ class AggregateTest {
     assertThat(a.quantile(0)).isEqualTo(new QuantileEstimate(0, 1, 0));
     assertThat(a.quantile(1)).isEqualTo(new QuantileEstimate(1, 100, 0));
     assertThat(a.heavyHitters(2))
-        .isEqualTo(List.of(new HeavyHitter("cold0", 30, 0), new HeavyHitter("cold1", 30, 0))); // ties by item
+        .isEqualTo(
+            List.of(
+                new HeavyHitter("cold0", 30, 0), new HeavyHitter("cold1", 30, 0))); // ties by item
     assertThat(a.frequency("hot")).isEqualTo(new HeavyHitter("hot", 10, 0));
     assertThat(a.frequency("never")).isEqualTo(new HeavyHitter("never", 0, 0));
   }
 
   @Test
   void shouldSwitchToSketchesWithBoundsWhenThresholdsArePassed() {
-    Aggregate a = Aggregate.empty(SketchSpec.countsOnly(0).withFrequencies(0.01, 0.01, 4).withQuantiles());
+    Aggregate a =
+        Aggregate.empty(SketchSpec.countsOnly(0).withFrequencies(0.01, 0.01, 4).withQuantiles());
     for (int v = 1; v <= 1000; v++) {
       a.update(null, null, "i" + v % 7, v);
     }
@@ -92,13 +96,14 @@ class AggregateTest {
     assertThat(a.heavyHitters(10)).hasSize(4);
     QuantileEstimate p50 = a.quantile(0.5);
     assertThat(p50.rankError()).isGreaterThan(0);
-    assertThat(p50.value()).isBetween(500.0 - 1000 * p50.rankError(), 500.0 + 1000 * p50.rankError());
+    assertThat(p50.value())
+        .isBetween(500.0 - 1000 * p50.rankError(), 500.0 + 1000 * p50.rankError());
   }
 
   @Test
   void shouldKeepSmallHeapFootprintWhenAKeySeesOneEvent() {
-    Aggregate a = Aggregate.empty(
-        SketchSpec.countsOnly(2).withDistinct().withFrequencies().withQuantiles());
+    Aggregate a =
+        Aggregate.empty(SketchSpec.countsOnly(2).withDistinct().withFrequencies().withQuantiles());
     a.update(new double[] {1, 2}, "user", "item", 1.5);
     assertThat(a.heapBytes()).isLessThan(2_000);
   }

@@ -7,8 +7,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * HLL++ (p 14, p' 25) against exact distinct counts over many seeds: the mean absolute relative
- * error stays within 1.2 &times; the reported relative standard error and no trial is beyond 4
- * of them.
+ * error stays within 1.2 &times; the reported relative standard error and no trial is beyond 4 of
+ * them.
  */
 class DistinctAccuracyTest {
 

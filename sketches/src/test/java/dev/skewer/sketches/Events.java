@@ -15,11 +15,12 @@ final class Events {
   private Events() {}
 
   /**
-   * A reproducible stream: numeric values are integers in [-1000, 1000] or NaN (absent); items
-   * are drawn from alphabets of the given sizes with a skew (squared uniform), so that both exact
-   * and sketch modes occur.
+   * A reproducible stream: numeric values are integers in [-1000, 1000] or NaN (absent); items are
+   * drawn from alphabets of the given sizes with a skew (squared uniform), so that both exact and
+   * sketch modes occur.
    */
-  static List<Event> stream(long seed, int length, SketchSpec spec, int distinctAlphabet, int itemAlphabet) {
+  static List<Event> stream(
+      long seed, int length, SketchSpec spec, int distinctAlphabet, int itemAlphabet) {
     Random r = new Random(seed);
     List<Event> events = new ArrayList<>(length);
     for (int i = 0; i < length; i++) {

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Count-Min Sketch and candidates against exact counts on Zipf-distributed items: no estimate is
  * below the truth, at least 1&minus;&delta; of point queries are within &epsilon;N, and every item
  * with frequency &ge; 2&epsilon;N is among the heavy hitters (the candidate guarantee's
- * precondition, fewer than {@code capacity} items with frequency &ge; &epsilon;N, is asserted),
- * on one stream and after merging 8 random parts.
+ * precondition, fewer than {@code capacity} items with frequency &ge; &epsilon;N, is asserted), on
+ * one stream and after merging 8 random parts.
  */
 class FrequencyAccuracyTest {
 
@@ -59,20 +59,26 @@ class FrequencyAccuracyTest {
       int beyond = 0;
       for (Map.Entry<String, Long> e : exact.entrySet()) {
         HeavyHitter h = a.frequency(e.getKey());
-        assertThat(h.estimate()).as("never under-estimates %s", e.getKey()).isGreaterThanOrEqualTo(e.getValue());
+        assertThat(h.estimate())
+            .as("never under-estimates %s", e.getKey())
+            .isGreaterThanOrEqualTo(e.getValue());
         assertThat(h.maxOverestimate()).isEqualTo(bound);
         if (h.estimate() - e.getValue() > bound) {
           beyond++;
         }
       }
-      assertThat((double) beyond / exact.size()).as("share beyond eps N").isLessThanOrEqualTo(delta);
+      assertThat((double) beyond / exact.size())
+          .as("share beyond eps N")
+          .isLessThanOrEqualTo(delta);
 
       // and heavy hitters
       Set<String> reported = new HashSet<>();
       a.heavyHitters(capacity).forEach(h -> reported.add(h.item()));
       for (Map.Entry<String, Long> e : exact.entrySet()) {
         if (e.getValue() >= 2 * epsilon * n) {
-          assertThat(reported).as("heavy item %s (%s)", e.getKey(), e.getValue()).contains(e.getKey());
+          assertThat(reported)
+              .as("heavy item %s (%s)", e.getKey(), e.getValue())
+              .contains(e.getKey());
         }
       }
     }

@@ -10,8 +10,16 @@ final class Golden {
     SketchSpec spec = a.spec();
     StringBuilder sb = new StringBuilder("count=").append(a.count());
     for (int f = 0; f < spec.numericFields(); f++) {
-      sb.append(" f").append(f).append('=').append(a.valueCount(f)).append('/')
-          .append(a.sum(f)).append('/').append(a.min(f)).append('/').append(a.max(f));
+      sb.append(" f")
+          .append(f)
+          .append('=')
+          .append(a.valueCount(f))
+          .append('/')
+          .append(a.sum(f))
+          .append('/')
+          .append(a.min(f))
+          .append('/')
+          .append(a.max(f));
     }
     if (spec.distinct()) {
       sb.append(" distinct=").append(a.distinct().estimate());
@@ -19,15 +27,23 @@ final class Golden {
     if (spec.frequencies()) {
       sb.append(" top=");
       for (HeavyHitter h : a.heavyHitters(3)) {
-        sb.append(h.item()).append(':').append(h.estimate()).append('+').append(h.maxOverestimate()).append(',');
+        sb.append(h.item())
+            .append(':')
+            .append(h.estimate())
+            .append('+')
+            .append(h.maxOverestimate())
+            .append(',');
       }
     }
     if (spec.quantiles()) {
       QuantileEstimate p50 = a.quantile(0.5);
       QuantileEstimate p99 = a.quantile(0.99);
-      sb.append(" p50=").append(Double.toHexString(p50.value()))
-          .append(" p99=").append(Double.toHexString(p99.value()))
-          .append(" rankError99=").append(p99.rankError());
+      sb.append(" p50=")
+          .append(Double.toHexString(p50.value()))
+          .append(" p99=")
+          .append(Double.toHexString(p99.value()))
+          .append(" rankError99=")
+          .append(p99.rankError());
     }
     return sb.toString();
   }
@@ -42,8 +58,10 @@ final class Golden {
     };
     int[] lengths = {3, 40, 3000};
     for (int i = 0; i < names.length; i++) {
-      Aggregate a = Events.aggregate(specs[i], Events.stream(42 + i, lengths[i], specs[i], 2000, 100));
-      System.out.println(names[i] + "|" + HexFormat.of().formatHex(AggregateCodec.encode(a)) + "|" + describe(a));
+      Aggregate a =
+          Events.aggregate(specs[i], Events.stream(42 + i, lengths[i], specs[i], 2000, 100));
+      System.out.println(
+          names[i] + "|" + HexFormat.of().formatHex(AggregateCodec.encode(a)) + "|" + describe(a));
     }
   }
 }

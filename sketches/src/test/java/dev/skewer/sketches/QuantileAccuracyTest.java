@@ -7,9 +7,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * t-digest (compression 100) on 1M log-normal values against exact ranks: rank error &le; 0.005
- * at p50 and &le; 0.001 at p99 and p99.9, and never beyond the rank error the estimate reports;
- * also after merging 16 parts.
+ * t-digest (compression 100) on 1M log-normal values against exact ranks: rank error &le; 0.005 at
+ * p50 and &le; 0.001 at p99 and p99.9, and never beyond the rank error the estimate reports; also
+ * after merging 16 parts.
  */
 class QuantileAccuracyTest {
   private static final int N = 1_000_000;
@@ -61,7 +61,9 @@ class QuantileAccuracyTest {
       double rank = rank(sorted, e.value());
       double error = Math.abs(rank - QS[k]);
       assertThat(error).as("%s rank error at q=%s", what, QS[k]).isLessThanOrEqualTo(LIMITS[k]);
-      assertThat(error).as("%s reported bound at q=%s", what, QS[k]).isLessThanOrEqualTo(e.rankError());
+      assertThat(error)
+          .as("%s reported bound at q=%s", what, QS[k])
+          .isLessThanOrEqualTo(e.rankError());
     }
   }
 

@@ -15,17 +15,25 @@ class SketchSpecTest {
     assertInvalid(() -> BASE.withDistinct(3, 25), "hllPrecision must be in [4, 18], was 3");
     assertInvalid(() -> BASE.withDistinct(19, 25), "hllPrecision must be in [4, 18], was 19");
     assertInvalid(
-        () -> BASE.withDistinct(14, 26), "hllSparsePrecision must be in [hllPrecision=14, 25], was 26");
+        () -> BASE.withDistinct(14, 26),
+        "hllSparsePrecision must be in [hllPrecision=14, 25], was 26");
     assertInvalid(
-        () -> BASE.withDistinct(14, 13), "hllSparsePrecision must be in [hllPrecision=14, 25], was 13");
-    assertInvalid(() -> BASE.withFrequencies(0, 0.01, 64), "cmsEpsilon must be in [1.0E-5, 1), was 0.0");
-    assertInvalid(() -> BASE.withFrequencies(1, 0.01, 64), "cmsEpsilon must be in [1.0E-5, 1), was 1.0");
+        () -> BASE.withDistinct(14, 13),
+        "hllSparsePrecision must be in [hllPrecision=14, 25], was 13");
     assertInvalid(
-        () -> BASE.withFrequencies(Double.NaN, 0.01, 64), "cmsEpsilon must be in [1.0E-5, 1), was NaN");
-    assertInvalid(() -> BASE.withFrequencies(0.01, 1, 64), "cmsDelta must be in [1.0E-9, 1), was 1.0");
+        () -> BASE.withFrequencies(0, 0.01, 64), "cmsEpsilon must be in [1.0E-5, 1), was 0.0");
     assertInvalid(
-        () -> BASE.withFrequencies(0.01, 0.01, 0), "heavyHitterCapacity must be in [1, 10000], was 0");
-    assertInvalid(() -> BASE.withQuantiles(9), "tdigestCompression must be in [10.0, 1000.0], was 9.0");
+        () -> BASE.withFrequencies(1, 0.01, 64), "cmsEpsilon must be in [1.0E-5, 1), was 1.0");
+    assertInvalid(
+        () -> BASE.withFrequencies(Double.NaN, 0.01, 64),
+        "cmsEpsilon must be in [1.0E-5, 1), was NaN");
+    assertInvalid(
+        () -> BASE.withFrequencies(0.01, 1, 64), "cmsDelta must be in [1.0E-9, 1), was 1.0");
+    assertInvalid(
+        () -> BASE.withFrequencies(0.01, 0.01, 0),
+        "heavyHitterCapacity must be in [1, 10000], was 0");
+    assertInvalid(
+        () -> BASE.withQuantiles(9), "tdigestCompression must be in [10.0, 1000.0], was 9.0");
     assertInvalid(
         () -> BASE.withQuantiles(Double.POSITIVE_INFINITY),
         "tdigestCompression must be in [10.0, 1000.0], was Infinity");

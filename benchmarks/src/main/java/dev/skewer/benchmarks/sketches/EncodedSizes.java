@@ -16,7 +16,8 @@ public final class EncodedSizes {
   public static void main(String[] args) {
     String[] names = {"counts(2)", "distinct", "frequencies", "quantiles", "all"};
     int[] sizes = {1, 10, 1_000, 100_000};
-    System.out.println("| spec | distinct values | encoded bytes | heap bytes (live) | heap bytes (after encode) |");
+    System.out.println(
+        "| spec | distinct values | encoded bytes | heap bytes (live) | heap bytes (after encode) |");
     System.out.println("|---|---:|---:|---:|---:|");
     for (String name : names) {
       SketchSpec spec = UpdateBenchmark.spec(name.startsWith("counts") ? "counts" : name);
@@ -29,7 +30,8 @@ public final class EncodedSizes {
         }
         long live = a.heapBytes();
         byte[] bytes = AggregateCodec.encode(a); // compacts a live t-digest to its centroids
-        System.out.printf("| %s | %,d | %,d | %,d | %,d |%n", name, n, bytes.length, live, a.heapBytes());
+        System.out.printf(
+            "| %s | %,d | %,d | %,d | %,d |%n", name, n, bytes.length, live, a.heapBytes());
       }
     }
   }

@@ -15,8 +15,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Nanoseconds per merge of one partial into an accumulator, and per encode/decode of a partial,
- * for partials of {@code events} events with every sketch on (the coordinator's inner loop).
+ * Nanoseconds per merge of one partial into an accumulator, and per encode/decode of a partial, for
+ * partials of {@code events} events with every sketch on (the coordinator's inner loop).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

@@ -16,8 +16,8 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * Nanoseconds per {@link Aggregate#update} for each sketch alone and for all of them on, on an
- * aggregate already past its exact thresholds (HLL dense, CMS on, t-digest live): the
- * steady-state cost of a hot key.
+ * aggregate already past its exact thresholds (HLL dense, CMS on, t-digest live): the steady-state
+ * cost of a hot key.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

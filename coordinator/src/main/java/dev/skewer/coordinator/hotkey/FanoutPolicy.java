@@ -14,30 +14,30 @@ import java.util.TreeSet;
 /**
  * Decides each key's fanout from measured rates, with hysteresis.
  *
- * <p>Rates: a key's rate is the larger of (a) its exact count in the latest <em>sealed</em>
- * window ({@link #observeResult}) divided by the window's length and (b) the sum over source
- * partitions of the nodes' fresh candidate rates ({@link #observeCandidate}; fresh = observed
- * within {@code candidateTtl}). The total rate is the larger of the sealed window's total and the
- * sum of fresh partition rates ({@link #observePartitionRate}). A window is sealed when a result
- * of a later-ending window arrives or by {@link #sealWindowsEndingBy}.
+ * <p>Rates: a key's rate is the larger of (a) its exact count in the latest <em>sealed</em> window
+ * ({@link #observeResult}) divided by the window's length and (b) the sum over source partitions of
+ * the nodes' fresh candidate rates ({@link #observeCandidate}; fresh = observed within {@code
+ * candidateTtl}). The total rate is the larger of the sealed window's total and the sum of fresh
+ * partition rates ({@link #observePartitionRate}). A window is sealed when a result of a
+ * later-ending window arrives or by {@link #sealWindowsEndingBy}.
  *
  * <p>Target: {@code T = max(minTargetRate, targetShare × totalRate / P)} events per second per
  * sub-key. Desired fanout {@code d = clamp(ceil(rate / T), 1, P)}. On {@link #decide}:
  *
  * <ul>
  *   <li>raise at once when {@code d > f};
- *   <li>a hot key is <em>below</em> when {@code rate < lowerRatio × (f − 1) × T} (it would fit
- *       in one sub-key fewer, with a margin); when it has been below at every decision for
- *       {@code quietPeriod}, its fanout drops to {@code d} (to 1 — out of the table — for a key
- *       that cooled down) and the quiet period starts again for any further drop;
- *   <li>otherwise {@code f} holds. A rate oscillating around a fanout boundary therefore moves
- *       the fanout up once and never back down while it stays above {@code lowerRatio} of it.
+ *   <li>a hot key is <em>below</em> when {@code rate < lowerRatio × (f − 1) × T} (it would fit in
+ *       one sub-key fewer, with a margin); when it has been below at every decision for {@code
+ *       quietPeriod}, its fanout drops to {@code d} (to 1 — out of the table — for a key that
+ *       cooled down) and the quiet period starts again for any further drop;
+ *   <li>otherwise {@code f} holds. A rate oscillating around a fanout boundary therefore moves the
+ *       fanout up once and never back down while it stays above {@code lowerRatio} of it.
  * </ul>
  *
  * {@code sinceMs} is when the key last entered the table, kept across fanout changes.
  *
- * <p>Deterministic: the same observations and clock readings give the same tables. Not
- * thread-safe: one owner (the merge verticle's context, or a worker).
+ * <p>Deterministic: the same observations and clock readings give the same tables. Not thread-safe:
+ * one owner (the merge verticle's context, or a worker).
  */
 public final class FanoutPolicy {
 
@@ -69,7 +69,8 @@ public final class FanoutPolicy {
         throw new IllegalArgumentException("targetShare must be in (0, 1]: " + targetShare);
       }
       if (!(minTargetRate > 0) || Double.isInfinite(minTargetRate)) {
-        throw new IllegalArgumentException("minTargetRate must be finite and > 0: " + minTargetRate);
+        throw new IllegalArgumentException(
+            "minTargetRate must be finite and > 0: " + minTargetRate);
       }
       if (!(lowerRatio > 0 && lowerRatio < 1)) {
         throw new IllegalArgumentException("lowerRatio must be in (0, 1): " + lowerRatio);
@@ -83,8 +84,12 @@ public final class FanoutPolicy {
     }
 
     public static Config defaults() {
-      return new Config(DEFAULT_TARGET_SHARE, DEFAULT_MIN_TARGET_RATE, DEFAULT_LOWER_RATIO,
-          DEFAULT_QUIET_PERIOD, DEFAULT_CANDIDATE_TTL);
+      return new Config(
+          DEFAULT_TARGET_SHARE,
+          DEFAULT_MIN_TARGET_RATE,
+          DEFAULT_LOWER_RATIO,
+          DEFAULT_QUIET_PERIOD,
+          DEFAULT_CANDIDATE_TTL);
     }
 
     public Config withTargetShare(double targetShare) {
@@ -134,8 +139,8 @@ public final class FanoutPolicy {
   }
 
   /**
-   * An exact per-key count of a closed window (one final result). Results of a window older
-   * than the latest sealed one are ignored; a revision replaces the key's count.
+   * An exact per-key count of a closed window (one final result). Results of a window older than
+   * the latest sealed one are ignored; a revision replaces the key's count.
    */
   public void observeResult(String key, long windowStartMs, long windowEndMs, long count) {
     if (windowEndMs <= windowStartMs) {
@@ -151,7 +156,10 @@ public final class FanoutPolicy {
         .put(key, count);
   }
 
-  /** Seals every open window ending at or before {@code windowEndMs}; the latest becomes the exact feed. */
+  /**
+   * Seals every open window ending at or before {@code windowEndMs}; the latest becomes the exact
+   * feed.
+   */
   public void sealWindowsEndingBy(long windowEndMs) {
     while (!openWindows.isEmpty() && openWindows.firstKey() <= windowEndMs) {
       sealed = openWindows.pollFirstEntry().getValue();
@@ -170,7 +178,10 @@ public final class FanoutPolicy {
     partitionRates.put(sourcePartition, new Observed(eventsPerSecond, clock.millis()));
   }
 
-  /** Applies the rules of the class contract now; returns the table (the same instance if unchanged). */
+  /**
+   * Applies the rules of the class contract now; returns the table (the same instance if
+   * unchanged).
+   */
   public HotKeyTable decide() {
     long now = clock.millis();
     long ttl = config.candidateTtl().toMillis();
@@ -285,8 +296,13 @@ public final class FanoutPolicy {
     List<HotKeyStatus> out = new ArrayList<>();
     for (HotKey h : table.entries()) {
       Decision d = hot.get(h.key());
-      out.add(new HotKeyStatus(h.key(), h.fanout(), h.sinceMs(), rate(h.key(), nodeRates),
-          d != null && d.belowSinceMs != Long.MIN_VALUE));
+      out.add(
+          new HotKeyStatus(
+              h.key(),
+              h.fanout(),
+              h.sinceMs(),
+              rate(h.key(), nodeRates),
+              d != null && d.belowSinceMs != Long.MIN_VALUE));
     }
     return out;
   }

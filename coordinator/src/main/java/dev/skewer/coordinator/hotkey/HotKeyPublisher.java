@@ -30,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the hot-key table: to the compacted topic (one record per changed key, a tombstone
- * per key that left the table; see {@link HotKeyCodec}) and, when a Hazelcast instance is given,
- * to the IMap {@value #MAP_NAME} (key → encoded value, removed when the key leaves).
+ * Publishes the hot-key table: to the compacted topic (one record per changed key, a tombstone per
+ * key that left the table; see {@link HotKeyCodec}) and, when a Hazelcast instance is given, to the
+ * IMap {@value #MAP_NAME} (key → encoded value, removed when the key leaves).
  *
  * <p>Blocking: {@link #publish} returns once the broker acknowledged every record; run it off the
  * event loop. It publishes only the changes since the last successful publication, so calling it
@@ -42,8 +42,10 @@ import org.slf4j.LoggerFactory;
 public final class HotKeyPublisher implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HotKeyPublisher.class);
+
   /** Name of the Hazelcast map that mirrors the table. */
   public static final String MAP_NAME = "skewer.hotkeys";
+
   public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
 
   private final Producer<byte[], byte[]> producer;
@@ -57,7 +59,8 @@ public final class HotKeyPublisher implements AutoCloseable {
    * @param topic the compacted hot-key topic
    * @param hazelcast where to mirror the table, or {@code null}
    */
-  public HotKeyPublisher(Producer<byte[], byte[]> producer, String topic, HazelcastInstance hazelcast) {
+  public HotKeyPublisher(
+      Producer<byte[], byte[]> producer, String topic, HazelcastInstance hazelcast) {
     this(producer, false, topic, hazelcast);
   }
 
@@ -75,8 +78,11 @@ public final class HotKeyPublisher implements AutoCloseable {
     this.hazelcast = hazelcast;
   }
 
-  /** A publisher with its own idempotent producer on {@code bootstrap} (closed by {@link #close}). */
-  public static HotKeyPublisher create(String bootstrap, String topic, HazelcastInstance hazelcast) {
+  /**
+   * A publisher with its own idempotent producer on {@code bootstrap} (closed by {@link #close}).
+   */
+  public static HotKeyPublisher create(
+      String bootstrap, String topic, HazelcastInstance hazelcast) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -89,9 +95,11 @@ public final class HotKeyPublisher implements AutoCloseable {
   }
 
   /** Creates the compacted hot-key topic (one partition) unless it exists. Blocking. */
-  public static void ensureTopic(Admin admin, String topic, short replicationFactor, Duration timeout) {
-    NewTopic t = new NewTopic(topic, 1, replicationFactor)
-        .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+  public static void ensureTopic(
+      Admin admin, String topic, short replicationFactor, Duration timeout) {
+    NewTopic t =
+        new NewTopic(topic, 1, replicationFactor)
+            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
     try {
       admin.createTopics(List.of(t)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -119,8 +127,10 @@ public final class HotKeyPublisher implements AutoCloseable {
     }
     List<Future<RecordMetadata>> sends = new ArrayList<>();
     for (HotKey h : changes.upserted()) {
-      sends.add(producer.send(new ProducerRecord<>(
-          topic, HotKeyCodec.encodeKey(h.key()), HotKeyCodec.encodeValue(h))));
+      sends.add(
+          producer.send(
+              new ProducerRecord<>(
+                  topic, HotKeyCodec.encodeKey(h.key()), HotKeyCodec.encodeValue(h))));
     }
     for (String key : changes.removed()) {
       sends.add(producer.send(new ProducerRecord<>(topic, HotKeyCodec.encodeKey(key), null)));
@@ -132,7 +142,8 @@ public final class HotKeyPublisher implements AutoCloseable {
         f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       }
     } catch (ExecutionException e) {
-      throw new IllegalStateException("publishing hot keys to topic " + topic + " failed", e.getCause());
+      throw new IllegalStateException(
+          "publishing hot keys to topic " + topic + " failed", e.getCause());
     } catch (TimeoutException e) {
       throw new IllegalStateException("publishing hot keys to topic " + topic + " timed out", e);
     } catch (InterruptedException e) {
@@ -151,8 +162,12 @@ public final class HotKeyPublisher implements AutoCloseable {
       }
     }
     published = table;
-    LOG.info("published hot keys to topic=[{}]: {} upserted, {} removed, {} hot",
-        topic, changes.upserted().size(), changes.removed().size(), table.size());
+    LOG.info(
+        "published hot keys to topic=[{}]: {} upserted, {} removed, {} hot",
+        topic,
+        changes.upserted().size(),
+        changes.removed().size(),
+        table.size());
     return changes;
   }
 

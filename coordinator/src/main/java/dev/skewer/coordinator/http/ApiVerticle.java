@@ -5,10 +5,10 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.topk.TopKEntry;
-import dev.skewer.core.hotkey.HotKey;
-import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.TopKView;
+import dev.skewer.core.hotkey.HotKey;
+import dev.skewer.core.hotkey.HotKeyTable;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * Serves:
  *
  * <ul>
- *   <li>{@code GET /api/v1/topk?k=10&window=latest|<startMs>} — the top keys of a closed window
- *       by exact count, merged across coordinators;
+ *   <li>{@code GET /api/v1/topk?k=10&window=latest|<startMs>} — the top keys of a closed window by
+ *       exact count, merged across coordinators;
  *   <li>{@code GET /api/v1/cluster} — the Hazelcast members and their roles;
  *   <li>{@code GET /api/v1/hotkeys} — the published hot-key table (key → fanout, since) and the
  *       rates this coordinator measured for the keys it owns;
@@ -113,7 +113,8 @@ public final class ApiVerticle extends VerticleBase {
       try {
         windowStart = Long.parseLong(window);
       } catch (NumberFormatException e) {
-        badRequest(rc, "window must be 'latest' or a window start in epoch ms, was '" + window + "'");
+        badRequest(
+            rc, "window must be 'latest' or a window start in epoch ms, was '" + window + "'");
         return;
       }
     }

@@ -8,11 +8,11 @@ import java.util.Objects;
  * emitted when the window or session closed; higher revisions follow late-but-allowed input.
  *
  * <p>{@code [windowStartMs, windowEndMs)} is half-open and never empty, for every shape: for
- * sessions it runs from the first event to the last event + 1 ms (the envelope writes
- * {@code session_end_ms} = the last event time), and the result key is {@code key@windowStartMs}. A session that a late
- * event merged into an earlier-starting one is emitted once more, {@linkplain #superseded()
- * superseded}: with an empty aggregate, the next revision of its own result key, and {@link
- * #supersededByStartMs} the start of the session that absorbed it.
+ * sessions it runs from the first event to the last event + 1 ms (the envelope writes {@code
+ * session_end_ms} = the last event time), and the result key is {@code key@windowStartMs}. A
+ * session that a late event merged into an earlier-starting one is emitted once more, {@linkplain
+ * #superseded() superseded}: with an empty aggregate, the next revision of its own result key, and
+ * {@link #supersededByStartMs} the start of the session that absorbed it.
  *
  * @param dimensions the dimension values of the earliest event ({@code input.dimensions} order,
  *     null where absent); empty when none were carried
@@ -44,7 +44,10 @@ public record FinalResult(
     this(key, windowStartMs, windowEndMs, aggregate, revision, NONE, NOT_SUPERSEDED);
   }
 
-  /** Whether a late bridging event merged this session into the one starting at {@link #supersededByStartMs}. */
+  /**
+   * Whether a late bridging event merged this session into the one starting at {@link
+   * #supersededByStartMs}.
+   */
   public boolean superseded() {
     return supersededByStartMs != NOT_SUPERSEDED;
   }

@@ -1,7 +1,7 @@
 package dev.skewer.coordinator.merge;
 
-import dev.skewer.core.wire.Partial;
 import dev.skewer.core.window.WindowShape;
+import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
@@ -16,18 +16,18 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Hopping windows composed from slices: per (key, slice) the latest Partial of each source;
- * window {@code [e - size, e)} (e on the grid {@code k*hop + size}) is closed when the global
- * watermark reaches e and emitted once per key with data in it (revision 0), merging its slices
- * in slice then source order. A Partial that changes a slice after one of its windows closed
- * revises every closed, not yet dropped window containing the slice (a key's first data in a
- * closed window is that window's revision 0). A slice is dropped with the last window
- * containing it, at that window's end + allowed lateness.
+ * Hopping windows composed from slices: per (key, slice) the latest Partial of each source; window
+ * {@code [e - size, e)} (e on the grid {@code k*hop + size}) is closed when the global watermark
+ * reaches e and emitted once per key with data in it (revision 0), merging its slices in slice then
+ * source order. A Partial that changes a slice after one of its windows closed revises every
+ * closed, not yet dropped window containing the slice (a key's first data in a closed window is
+ * that window's revision 0). A slice is dropped with the last window containing it, at that
+ * window's end + allowed lateness.
  *
- * <p>Implementation note: composing costs size/slice merges per (key, window); a two-stacks or
- * DABA sliding aggregation (Tangwongsan et al., 2017) would make that O(1) amortised, but
- * t-digest merging is not associative and results must not depend on timing, so windows are
- * merged from slices in one canonical order. Not thread-safe.
+ * <p>Implementation note: composing costs size/slice merges per (key, window); a two-stacks or DABA
+ * sliding aggregation (Tangwongsan et al., 2017) would make that O(1) amortised, but t-digest
+ * merging is not associative and results must not depend on timing, so windows are merged from
+ * slices in one canonical order. Not thread-safe.
  */
 final class HoppingMerge implements SliceMerge {
 

@@ -20,11 +20,11 @@ import java.util.TreeMap;
 
 /**
  * Sessions merged from slice Partials. Per key it holds, per slice, the latest Partial of each
- * source, each with the first and last event time the source saw in that slice. A slice is
- * shorter than the gap, so all events of one slice (from every source) belong to one session;
- * sessions are the maximal runs of slices whose extents are less than {@code gap} apart: exact,
- * because a session is a chain of events each less than gap after the previous, every event is
- * in some slice extent, and extents less than gap apart contain events less than gap apart.
+ * source, each with the first and last event time the source saw in that slice. A slice is shorter
+ * than the gap, so all events of one slice (from every source) belong to one session; sessions are
+ * the maximal runs of slices whose extents are less than {@code gap} apart: exact, because a
+ * session is a chain of events each less than gap after the previous, every event is in some slice
+ * extent, and extents less than gap apart contain events less than gap apart.
  *
  * <p>Emission (EMIT FINAL): a session whose last event is at {@code e} is final when the global
  * watermark reaches the first slice boundary at or after {@code e + gap}; it is emitted once,
@@ -232,15 +232,25 @@ final class SessionMerge implements SliceMerge {
     }
     sink.accept(
         new FinalResult(
-            key, session.firstMs, session.lastMs + 1, merged, revision, dimensions,
+            key,
+            session.firstMs,
+            session.lastMs + 1,
+            merged,
+            revision,
+            dimensions,
             FinalResult.NOT_SUPERSEDED));
     int emitted = 1;
     for (Map.Entry<Long, Emitted> x : covered.entrySet()) {
       if (x.getKey() != session.firstMs) {
         sink.accept(
             new FinalResult(
-                key, x.getKey(), x.getValue().lastMs + 1, Aggregate.empty(sketchSpec),
-                x.getValue().revision + 1, null, session.firstMs));
+                key,
+                x.getKey(),
+                x.getValue().lastMs + 1,
+                Aggregate.empty(sketchSpec),
+                x.getValue().revision + 1,
+                null,
+                session.firstMs));
         emitted++;
       }
     }

@@ -5,8 +5,8 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 
 /**
- * The merging of one window shape composed from slices (hopping windows, sessions) behind
- * {@link WindowMerger}; the merger owns epochs, watermarks and counters.
+ * The merging of one window shape composed from slices (hopping windows, sessions) behind {@link
+ * WindowMerger}; the merger owns epochs, watermarks and counters.
  */
 interface SliceMerge {
 

@@ -7,13 +7,13 @@ import java.util.Arrays;
  * The watermark of every source partition as seen on one partials partition, and the global
  * watermark they imply.
  *
- * <p>Global watermark: the minimum over the source partitions that are not idle. A source that
- * has never reported holds it back (its node may not have started). When every source is idle,
- * the minimum over the sources that have seen any event: an idle source has nothing in flight,
- * and a node only moves an idle partition's watermark past its open windows when it is told to
- * finalize them (end of input). Per source the maximum watermark is kept, so a replay that
- * restarts low never moves time back. A message from an older epoch than one already seen for
- * its source is stale (a zombie's) and is refused.
+ * <p>Global watermark: the minimum over the source partitions that are not idle. A source that has
+ * never reported holds it back (its node may not have started). When every source is idle, the
+ * minimum over the sources that have seen any event: an idle source has nothing in flight, and a
+ * node only moves an idle partition's watermark past its open windows when it is told to finalize
+ * them (end of input). Per source the maximum watermark is kept, so a replay that restarts low
+ * never moves time back. A message from an older epoch than one already seen for its source is
+ * stale (a zombie's) and is refused.
  *
  * <p>Not thread-safe.
  */

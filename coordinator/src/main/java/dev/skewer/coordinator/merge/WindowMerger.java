@@ -6,18 +6,16 @@ import dev.skewer.core.window.WindowAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
-import dev.skewer.core.wire.WireCodec;
 import dev.skewer.core.wire.WireFormatException;
+import dev.skewer.sketches.Aggregate;
+import dev.skewer.sketches.AggregateCodec;
+import dev.skewer.sketches.SketchSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import dev.skewer.sketches.Aggregate;
-import dev.skewer.sketches.AggregateCodec;
-import dev.skewer.sketches.SketchSpec;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -25,28 +23,28 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Merges the Partials of one partials partition into final Results (EMIT FINAL), for every
- * window shape: tumbling windows here, hopping windows in {@link HoppingMerge} (windows composed
- * from slices), sessions in {@link SessionMerge} (sessions chained from slice extents). The
- * shape comes with the Partials ({@link Partial#shape()}), so the merger needs no window
- * configuration; a merger serves one shape, fixed by the constructor or by the first Partial,
- * and refuses Partials of another ({@link #mismatchedPartials()}).
+ * Merges the Partials of one partials partition into final Results (EMIT FINAL), for every window
+ * shape: tumbling windows here, hopping windows in {@link HoppingMerge} (windows composed from
+ * slices), sessions in {@link SessionMerge} (sessions chained from slice extents). The shape comes
+ * with the Partials ({@link Partial#shape()}), so the merger needs no window configuration; a
+ * merger serves one shape, fixed by the constructor or by the first Partial, and refuses Partials
+ * of another ({@link #mismatchedPartials()}).
  *
- * <p>Contract (tumbling; the other shapes follow the same rules per slice and compose results
- * from slices, see their classes):
+ * <p>Contract (tumbling; the other shapes follow the same rules per slice and compose results from
+ * slices, see their classes):
  *
  * <ul>
- *   <li>Per (key, window) it keeps the latest Partial of each source partition: a Partial
- *       replaces the one held for its source (never adds), so a replayed Partial is idempotent.
- *       Among Partials of one source, a higher epoch wins, then a higher version; an older one is
+ *   <li>Per (key, window) it keeps the latest Partial of each source partition: a Partial replaces
+ *       the one held for its source (never adds), so a replayed Partial is idempotent. Among
+ *       Partials of one source, a higher epoch wins, then a higher version; an older one is
  *       ignored.
- *   <li>When the global watermark ({@link SourceWatermarks#global()}) reaches a window's end,
- *       every (key, window) of it is merged — in source-partition order, never arrival order, so
- *       the result bytes do not depend on timing — and emitted once with revision 0.
+ *   <li>When the global watermark ({@link SourceWatermarks#global()}) reaches a window's end, every
+ *       (key, window) of it is merged — in source-partition order, never arrival order, so the
+ *       result bytes do not depend on timing — and emitted once with revision 0.
  *   <li>Until the global watermark reaches end + allowed lateness, a Partial that changes a
- *       finalised (key, window) yields the next revision on the next {@link #advance}. After
- *       that the window is dropped; a Partial for a dropped window is counted in {@link
- *       #latePartials()} and ignored.
+ *       finalised (key, window) yields the next revision on the next {@link #advance}. After that
+ *       the window is dropped; a Partial for a dropped window is counted in {@link #latePartials()}
+ *       and ignored.
  * </ul>
  *
  * <p>Not thread-safe: one owner (the coordinator verticle's event loop).
@@ -71,7 +69,8 @@ public final class WindowMerger {
   /** A merger whose window shape is that of the first Partial it accepts. */
   public WindowMerger(int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
     if (allowedLatenessMs < 0) {
-      throw new IllegalArgumentException("allowedLatenessMs must be >= 0, was " + allowedLatenessMs);
+      throw new IllegalArgumentException(
+          "allowedLatenessMs must be >= 0, was " + allowedLatenessMs);
     }
     this.watermarks = new SourceWatermarks(sourcePartitions);
     this.allowedLatenessMs = allowedLatenessMs;
@@ -180,8 +179,8 @@ public final class WindowMerger {
   }
 
   /**
-   * Emits final results and revisions for every window the global watermark has closed, then
-   * drops windows past their allowed lateness.
+   * Emits final results and revisions for every window the global watermark has closed, then drops
+   * windows past their allowed lateness.
    *
    * @return the number of results emitted
    */
@@ -210,8 +209,13 @@ public final class WindowMerger {
           kw.revision++;
           sink.accept(
               new FinalResult(
-                  e.getKey(), window.startMs, window.endMs, merge(kw), kw.revision,
-                  dimensions(kw), FinalResult.NOT_SUPERSEDED));
+                  e.getKey(),
+                  window.startMs,
+                  window.endMs,
+                  merge(kw),
+                  kw.revision,
+                  dimensions(kw),
+                  FinalResult.NOT_SUPERSEDED));
           emitted++;
         }
         window.changedKeys = 0;
@@ -232,8 +236,8 @@ public final class WindowMerger {
   }
 
   /**
-   * The merged aggregate of a held (key, window) — for sessions (key, session start) — or null
-   * if none is held.
+   * The merged aggregate of a held (key, window) — for sessions (key, session start) — or null if
+   * none is held.
    */
   public Aggregate merged(String key, long windowEndMs) {
     if (sliced instanceof HoppingMerge h) {
@@ -311,10 +315,10 @@ public final class WindowMerger {
   private static final byte SNAPSHOT_VERSION_SLICED = 2;
 
   /**
-   * The whole state, encoded: the per-source watermarks and epochs, the dropped-through bound,
-   * and per held (key, window) its revision, changed flag and the held Partial of each source
-   * (wire encoding). Restoring it and replaying the partials topic from the same offset yields
-   * the same results.
+   * The whole state, encoded: the per-source watermarks and epochs, the dropped-through bound, and
+   * per held (key, window) its revision, changed flag and the held Partial of each source (wire
+   * encoding). Restoring it and replaying the partials topic from the same offset yields the same
+   * results.
    */
   public byte[] snapshot() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
@@ -400,7 +404,8 @@ public final class WindowMerger {
         m.windows.put(w.endMs, w);
       }
       if (in.hasRemaining()) {
-        throw new CheckpointFormatException(in.remaining() + " trailing bytes in coordinator snapshot");
+        throw new CheckpointFormatException(
+            in.remaining() + " trailing bytes in coordinator snapshot");
       }
       return m;
     } catch (BufferUnderflowException | WireFormatException e) {
@@ -435,12 +440,11 @@ public final class WindowMerger {
             : SessionMerge.readFrom(
                 in, (WindowShape.Session) m.shape, allowedLatenessMs, sketchSpec, sources);
     if (in.hasRemaining()) {
-      throw new CheckpointFormatException(in.remaining() + " trailing bytes in coordinator snapshot");
+      throw new CheckpointFormatException(
+          in.remaining() + " trailing bytes in coordinator snapshot");
     }
     return m;
   }
-
-
 
   private static final class WindowEntry {
     final long startMs;

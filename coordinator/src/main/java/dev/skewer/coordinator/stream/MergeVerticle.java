@@ -1,18 +1,18 @@
 package dev.skewer.coordinator.stream;
 
-import dev.skewer.core.checkpoint.Checkpoint;
-import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.CoordinatorSettings;
-import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
+import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
-import dev.skewer.core.hotkey.HotKeyReport;
-import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.WindowTopK;
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.hotkey.HotKeyReport;
+import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.core.wire.Partial;
@@ -21,8 +21,8 @@ import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.core.wire.WireFormatException;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -39,8 +39,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Consumes the partials topic; one {@link WindowMerger} and one {@link WindowTopK} per owned
  * partials partition. After each poll batch it advances the mergers of the partitions the batch
- * touched, writes their results to the results topic (key {@code <key>@<windowStart>}: an
- * upsert) and publishes the changed windows' top-K lists.
+ * touched, writes their results to the results topic (key {@code <key>@<windowStart>}: an upsert)
+ * and publishes the changed windows' top-K lists.
  */
 public final class MergeVerticle extends VerticleBase {
 
@@ -137,7 +137,9 @@ public final class MergeVerticle extends VerticleBase {
     resultsOut = counter(CoordinatorMetrics.RESULTS_OUT, id);
     revisionsOut = counter(CoordinatorMetrics.RESULT_REVISIONS, id);
     checkpointDuration =
-        Timer.builder(CoordinatorMetrics.CHECKPOINT_DURATION).tag("coordinator", id).register(registry);
+        Timer.builder(CoordinatorMetrics.CHECKPOINT_DURATION)
+            .tag("coordinator", id)
+            .register(registry);
     checkpointSize =
         DistributionSummary.builder(CoordinatorMetrics.CHECKPOINT_SIZE)
             .baseUnit("bytes")
@@ -182,7 +184,8 @@ public final class MergeVerticle extends VerticleBase {
                   pc.put("client.id", "skewer-" + id + "-hotkeys");
                   publisher =
                       new HotKeyPublisher(
-                          new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
+                          new KafkaProducer<>(
+                              pc, new ByteArraySerializer(), new ByteArraySerializer()),
                           settings.hotKeys().topic(),
                           hazelcast);
                 }
@@ -237,9 +240,15 @@ public final class MergeVerticle extends VerticleBase {
         .onSuccess(
             n -> {
               if (n > sourcePartitions) {
-                LOG.info("coordinator={} source partitions {} -> {}", settings.coordinatorId(), sourcePartitions, n);
+                LOG.info(
+                    "coordinator={} source partitions {} -> {}",
+                    settings.coordinatorId(),
+                    sourcePartitions,
+                    n);
                 sourcePartitions = n;
-                owned.values().stream().filter(o -> o.ready).forEach(o -> o.merger.resizeSources(n));
+                owned.values().stream()
+                    .filter(o -> o.ready)
+                    .forEach(o -> o.merger.resizeSources(n));
               }
             });
   }
@@ -260,7 +269,8 @@ public final class MergeVerticle extends VerticleBase {
                 try {
                   process(ar.result());
                 } catch (RuntimeException e) {
-                  LOG.error("coordinator={} failed to process a batch", settings.coordinatorId(), e);
+                  LOG.error(
+                      "coordinator={} failed to process a batch", settings.coordinatorId(), e);
                 }
               } else if (!stopping) {
                 LOG.warn("coordinator={} poll failed", settings.coordinatorId(), ar.cause());
@@ -385,7 +395,8 @@ public final class MergeVerticle extends VerticleBase {
             }
           }
           if (!alreadyWritten) {
-            out.add(new ProducerRecord<>(results, resultKey.getBytes(StandardCharsets.UTF_8), value));
+            out.add(
+                new ProducerRecord<>(results, resultKey.getBytes(StandardCharsets.UTF_8), value));
             resultsOut.increment();
             if (revision > 0) {
               revisionsOut.increment();
@@ -397,7 +408,8 @@ public final class MergeVerticle extends VerticleBase {
           if (!r.superseded() && countsForIndexes(r.windowStartMs())) {
             o.topK.record(r.windowStartMs(), r.windowEndMs(), r.key(), r.aggregate().count());
             if (fanout != null) {
-              fanout.observeResult(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
+              fanout.observeResult(
+                  r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
             }
             touchedWindows.add(r.windowStartMs());
           }
@@ -500,7 +512,8 @@ public final class MergeVerticle extends VerticleBase {
             ar -> {
               publishing = false;
               if (ar.failed()) {
-                LOG.warn("coordinator={} hot-key tick failed", settings.coordinatorId(), ar.cause());
+                LOG.warn(
+                    "coordinator={} hot-key tick failed", settings.coordinatorId(), ar.cause());
               }
             });
   }
@@ -525,8 +538,8 @@ public final class MergeVerticle extends VerticleBase {
   }
 
   /**
-   * Takes a partials partition over: its last checkpoint (held Partials, per-source watermarks
-   * and epochs, finalised windows and their revisions) restored and the consumer moved to the
+   * Takes a partials partition over: its last checkpoint (held Partials, per-source watermarks and
+   * epochs, finalised windows and their revisions) restored and the consumer moved to the
    * checkpoint's offset — or, without one, to the beginning of the partials topic.
    */
   private void onAssigned(Set<TopicPartition> assigned) {
@@ -573,7 +586,8 @@ public final class MergeVerticle extends VerticleBase {
               long lateness = job.allowedLateness().toMillis();
               o.merger =
                   cp.isPresent()
-                      ? WindowMerger.restore(cp.get().state(), sourcePartitions, lateness, job.toSketchSpec())
+                      ? WindowMerger.restore(
+                          cp.get().state(), sourcePartitions, lateness, job.toSketchSpec())
                       : new WindowMerger(sourcePartitions, lateness, job.toSketchSpec());
               o.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
               LOG.info(
@@ -597,7 +611,10 @@ public final class MergeVerticle extends VerticleBase {
         .onFailure(
             e ->
                 LOG.error(
-                    "coordinator={} could not restore partition {}", settings.coordinatorId(), q, e));
+                    "coordinator={} could not restore partition {}",
+                    settings.coordinatorId(),
+                    q,
+                    e));
   }
 
   /** A produced result was lost: every partition goes back to its last checkpoint and replays. */
@@ -632,8 +649,8 @@ public final class MergeVerticle extends VerticleBase {
   }
 
   /**
-   * Snapshots on the event loop; stores on the ordered worker after every result produced so
-   * far is acknowledged, so a checkpoint never claims a result that could still be lost.
+   * Snapshots on the event loop; stores on the ordered worker after every result produced so far is
+   * acknowledged, so a checkpoint never claims a result that could still be lost.
    */
   private void checkpoint(Owned o) {
     long startNs = System.nanoTime();
@@ -648,10 +665,12 @@ public final class MergeVerticle extends VerticleBase {
               long ioStart = System.nanoTime();
               producer.flush();
               if (lostSend.get()) {
-                throw new IllegalStateException("a produced record was lost since the last checkpoint");
+                throw new IllegalStateException(
+                    "a produced record was lost since the last checkpoint");
               }
               boolean ok = checkpoints.save(id, cp);
-              checkpointDuration.record(snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
+              checkpointDuration.record(
+                  snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
               checkpointSize.record(state.length);
               return ok;
             },

@@ -16,10 +16,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * The results a partials partition's previous owner wrote after its last checkpoint, so the
- * new owner's replay does not write them again: a replayed result identical (but for its
- * revision) to the last one written for its key is skipped, a different one continues the
- * written revision numbers. Not thread-safe: built on a worker, then used on the event loop.
+ * The results a partials partition's previous owner wrote after its last checkpoint, so the new
+ * owner's replay does not write them again: a replayed result identical (but for its revision) to
+ * the last one written for its key is skipped, a different one continues the written revision
+ * numbers. Not thread-safe: built on a worker, then used on the event loop.
  */
 final class WrittenResults {
 
@@ -56,7 +56,8 @@ final class WrittenResults {
       consumer.assign(parts);
       Map<TopicPartition, Long> times = new HashMap<>();
       parts.forEach(tp -> times.put(tp, Math.max(0, sinceMs - MARGIN.toMillis())));
-      Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(times, Duration.ofSeconds(30));
+      Map<TopicPartition, OffsetAndTimestamp> starts =
+          consumer.offsetsForTimes(times, Duration.ofSeconds(30));
       Map<TopicPartition, Long> ends = consumer.endOffsets(parts, Duration.ofSeconds(30));
       List<TopicPartition> toRead = new ArrayList<>();
       for (TopicPartition tp : parts) {

@@ -71,7 +71,6 @@ public final class HazelcastTopKStore implements TopKStore {
       all.add(d.entries());
     }
     return Optional.of(
-        new TopKView(
-            windowStartMs, endMs, found.size(), partitions, WindowTopK.mergeTop(all, k)));
+        new TopKView(windowStartMs, endMs, found.size(), partitions, WindowTopK.mergeTop(all, k)));
   }
 }

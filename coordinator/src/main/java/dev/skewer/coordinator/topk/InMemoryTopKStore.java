@@ -21,7 +21,9 @@ public final class InMemoryTopKStore implements TopKStore {
 
   @Override
   public void publish(int partition, long windowStartMs, long windowEndMs, List<TopKEntry> top) {
-    byWindow.computeIfAbsent(windowStartMs, w -> new ConcurrentHashMap<>()).put(partition, List.copyOf(top));
+    byWindow
+        .computeIfAbsent(windowStartMs, w -> new ConcurrentHashMap<>())
+        .put(partition, List.copyOf(top));
     ends.put(windowStartMs, windowEndMs);
     while (byWindow.size() > maxWindows) {
       Map.Entry<Long, ?> oldest = byWindow.pollFirstEntry();

@@ -9,8 +9,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The K largest counts per window among the results one coordinator partition emitted, for the
- * most recent windows only.
+ * The K largest counts per window among the results one coordinator partition emitted, for the most
+ * recent windows only.
  *
  * <p>Memory is bounded: at most {@code k} entries per window and {@code maxWindows} windows (the
  * oldest window is evicted first). A revision replaces a key's count; a key that was outside the

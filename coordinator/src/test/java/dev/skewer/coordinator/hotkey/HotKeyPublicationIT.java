@@ -65,7 +65,8 @@ class HotKeyPublicationIT {
     config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
     int bare = Utils.toPositive(Utils.murmur2("ad0".getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(config);
-        HotKeyPublisher publisher = HotKeyPublisher.create(kafka.bootstrapServers(), HOTKEYS, null)) {
+        HotKeyPublisher publisher =
+            HotKeyPublisher.create(kafka.bootstrapServers(), HOTKEYS, null)) {
       assertThat(sendBatch(producer, 50)).containsExactly(bare);
 
       // when: ad0 becomes hot with fanout 4
@@ -77,14 +78,18 @@ class HotKeyPublicationIT {
       for (int i = 0; i < 4; i++) {
         expected.add((bare + i) % PARTITIONS);
       }
-      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(100))
           .untilAsserted(() -> assertThat(sendBatch(producer, 200)).isEqualTo(expected));
-      System.err.printf("hot key spread %.1f s after publication%n",
-          (System.nanoTime() - publishedNs) / 1e9);
+      System.err.printf(
+          "hot key spread %.1f s after publication%n", (System.nanoTime() - publishedNs) / 1e9);
 
       // and: back to fanout 1 by a tombstone
       publisher.publish(HotKeyTable.EMPTY);
-      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(100))
           .untilAsserted(() -> assertThat(sendBatch(producer, 50)).containsExactly(bare));
     }
   }
@@ -102,8 +107,12 @@ class HotKeyPublicationIT {
       publisher.publish(HotKeyTable.of(new HotKey("ad1", 2, 5), new HotKey("ad2", 3, 6)));
       publisher.publish(HotKeyTable.of(new HotKey("ad2", 5, 6)));
       // then
-      await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
-          assertThat(follower.current()).isEqualTo(HotKeyTable.of(new HotKey("ad2", 5, 6))));
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .untilAsserted(
+              () ->
+                  assertThat(follower.current())
+                      .isEqualTo(HotKeyTable.of(new HotKey("ad2", 5, 6))));
       assertThat(follower.badRecords()).isZero();
     }
   }
@@ -115,7 +124,9 @@ class HotKeyPublicationIT {
     for (int i = 0; i < n; i++) {
       long t0 = System.nanoTime();
       sent.add(producer.send(new ProducerRecord<>(TOPIC, "ad0", "{\"key\":\"ad0\"}")));
-      assertThat(System.nanoTime() - t0).as("send() blocked").isLessThan(Duration.ofMillis(500).toNanos());
+      assertThat(System.nanoTime() - t0)
+          .as("send() blocked")
+          .isLessThan(Duration.ofMillis(500).toNanos());
     }
     Set<Integer> partitions = new HashSet<>();
     for (Future<RecordMetadata> f : sent) {

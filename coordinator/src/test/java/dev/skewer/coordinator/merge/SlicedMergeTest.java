@@ -31,8 +31,17 @@ class SlicedMergeTest {
       last = Math.max(last, t);
     }
     return new Partial(
-        source, 1, times.length, key, sliceStart, sliceStart + sliceMs, AggregateCodec.encode(a),
-        shape, first, last, new String[] {"d" + first});
+        source,
+        1,
+        times.length,
+        key,
+        sliceStart,
+        sliceStart + sliceMs,
+        AggregateCodec.encode(a),
+        shape,
+        first,
+        last,
+        new String[] {"d" + first});
   }
 
   private static List<FinalResult> advanceTo(WindowMerger m, long watermarkMs) {
@@ -49,7 +58,8 @@ class SlicedMergeTest {
     m.accept(slice(GAP_1S, 0, "u1", 0, 250, 0, 100));
     m.accept(slice(GAP_1S, 0, "u1", 1_500, 250, 1_500));
     List<FinalResult> finals = advanceTo(m, 2_500);
-    assertThat(finals).extracting(FinalResult::windowStartMs, FinalResult::windowEndMs, FinalResult::revision)
+    assertThat(finals)
+        .extracting(FinalResult::windowStartMs, FinalResult::windowEndMs, FinalResult::revision)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(0L, 101L, 0),
             org.assertj.core.groups.Tuple.tuple(1_500L, 1_501L, 0));
@@ -89,12 +99,17 @@ class SlicedMergeTest {
   @Test
   void shouldComposeEveryHoppingWindowFromItsSlicesAndReviseAllTheWindowsALateSliceTouches() {
     // given 3 s windows every 1 s: slices of 1 s
-    WindowMerger m = new WindowMerger(WindowSpec.hopping(Duration.ofSeconds(3), Duration.ofSeconds(1)), 1, 10_000, SPEC);
+    WindowMerger m =
+        new WindowMerger(
+            WindowSpec.hopping(Duration.ofSeconds(3), Duration.ofSeconds(1)), 1, 10_000, SPEC);
     m.accept(slice(HOP, 0, "k", 0, 1_000, 0, 1));
     m.accept(slice(HOP, 0, "k", 2_000, 1_000, 2_000));
     List<FinalResult> finals = advanceTo(m, 4_000);
-    // the windows ending at 1000..4000 contain slice 0 or slice 2000 (the one ending at 5000 is open)
-    assertThat(finals).extracting(FinalResult::windowEndMs).containsExactly(1_000L, 2_000L, 3_000L, 4_000L);
+    // the windows ending at 1000..4000 contain slice 0 or slice 2000 (the one ending at 5000 is
+    // open)
+    assertThat(finals)
+        .extracting(FinalResult::windowEndMs)
+        .containsExactly(1_000L, 2_000L, 3_000L, 4_000L);
     assertThat(finals).extracting(r -> r.aggregate().count()).containsExactly(2L, 2L, 3L, 1L);
 
     // when slice [1000, 2000) arrives late
@@ -102,7 +117,8 @@ class SlicedMergeTest {
     List<FinalResult> revised = advanceTo(m, 4_000);
 
     // then the closed windows containing it are revised, the others untouched
-    assertThat(revised).extracting(FinalResult::windowEndMs, FinalResult::revision, r -> r.aggregate().count())
+    assertThat(revised)
+        .extracting(FinalResult::windowEndMs, FinalResult::revision, r -> r.aggregate().count())
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(2_000L, 1, 3L),
             org.assertj.core.groups.Tuple.tuple(3_000L, 1, 4L),
@@ -133,8 +149,18 @@ class SlicedMergeTest {
         List<String> out = m == a ? fromA : fromB;
         m.accept(slice(shape, 0, "u1", sliceMs, sliceMs, sliceMs + 5));
         for (FinalResult r : advanceTo(m, 20 * sliceMs)) {
-          out.add(r.key() + "@" + r.windowStartMs() + ".." + r.windowEndMs() + " n=" + r.aggregate().count()
-              + " rev=" + r.revision() + " sup=" + r.supersededByStartMs());
+          out.add(
+              r.key()
+                  + "@"
+                  + r.windowStartMs()
+                  + ".."
+                  + r.windowEndMs()
+                  + " n="
+                  + r.aggregate().count()
+                  + " rev="
+                  + r.revision()
+                  + " sup="
+                  + r.supersededByStartMs());
         }
       }
       assertThat(fromB).as("%s after %s", shape, first).isEqualTo(fromA).isNotEmpty();

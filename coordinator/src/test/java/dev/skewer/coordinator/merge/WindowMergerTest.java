@@ -24,7 +24,8 @@ class WindowMergerTest {
     return AggregateCodec.encode(a);
   }
 
-  private static Partial partial(int source, long epoch, long version, String key, double... values) {
+  private static Partial partial(
+      int source, long epoch, long version, String key, double... values) {
     return new Partial(source, epoch, version, key, 0, 10_000, aggregate(values));
   }
 
@@ -45,12 +46,15 @@ class WindowMergerTest {
     assertThat(advance(m)).isEmpty();
     m.accept(new Watermark(1, 1, 10_000, false));
     List<FinalResult> out = advance(m);
-    assertThat(out).singleElement().satisfies(r -> {
-      assertThat(r.key()).isEqualTo("k");
-      assertThat(r.revision()).isZero();
-      assertThat(r.aggregate().count()).isEqualTo(3);
-      assertThat(r.aggregate().sum(0)).isEqualTo(6.0);
-    });
+    assertThat(out)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.key()).isEqualTo("k");
+              assertThat(r.revision()).isZero();
+              assertThat(r.aggregate().count()).isEqualTo(3);
+              assertThat(r.aggregate().sum(0)).isEqualTo(6.0);
+            });
     m.accept(new Watermark(0, 1, 20_000, false));
     m.accept(new Watermark(1, 1, 20_000, false));
     assertThat(advance(m)).as("exactly once").isEmpty();
@@ -63,7 +67,9 @@ class WindowMergerTest {
     m.accept(partial(0, 1, 1, "k", 5));
     m.accept(partial(0, 1, 1, "k", 5));
     m.accept(new Watermark(0, 1, 10_000, false));
-    assertThat(advance(m)).singleElement().satisfies(r -> assertThat(r.aggregate().count()).isEqualTo(1));
+    assertThat(advance(m))
+        .singleElement()
+        .satisfies(r -> assertThat(r.aggregate().count()).isEqualTo(1));
   }
 
   @Test
@@ -74,10 +80,13 @@ class WindowMergerTest {
     assertThat(advance(m)).singleElement().extracting(FinalResult::revision).isEqualTo(0);
     m.accept(partial(0, 1, 2, "k", 5, 6));
     m.accept(new Watermark(0, 1, 11_000, false));
-    assertThat(advance(m)).singleElement().satisfies(r -> {
-      assertThat(r.revision()).isEqualTo(1);
-      assertThat(r.aggregate().count()).isEqualTo(2);
-    });
+    assertThat(advance(m))
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.revision()).isEqualTo(1);
+              assertThat(r.aggregate().count()).isEqualTo(2);
+            });
     m.accept(partial(0, 1, 2, "k", 5, 6)); // same content again: no revision
     m.accept(new Watermark(0, 1, 12_000, false));
     assertThat(advance(m)).isEmpty();
@@ -93,7 +102,9 @@ class WindowMergerTest {
     m.accept(partial(0, 2, 1, "k", 5));
     m.accept(partial(0, 1, 9, "k", 5, 5, 5)); // zombie of an older epoch
     m.accept(new Watermark(0, 2, 10_000, false));
-    assertThat(advance(m)).singleElement().satisfies(r -> assertThat(r.aggregate().count()).isEqualTo(1));
+    assertThat(advance(m))
+        .singleElement()
+        .satisfies(r -> assertThat(r.aggregate().count()).isEqualTo(1));
     assertThat(m.stalePartials()).isEqualTo(1);
   }
 
@@ -152,7 +163,15 @@ class WindowMergerTest {
           for (double v : values) {
             a.update(new double[] {v}, null, null, v);
           }
-          messages.add(new Partial(source, 1, c, "k" + key, window * 10_000L, window * 10_000L + 10_000, AggregateCodec.encode(a)));
+          messages.add(
+              new Partial(
+                  source,
+                  1,
+                  c,
+                  "k" + key,
+                  window * 10_000L,
+                  window * 10_000L + 10_000,
+                  AggregateCodec.encode(a)));
         }
       }
       int cut = rnd.nextInt(messages.size());
@@ -171,13 +190,15 @@ class WindowMergerTest {
           current = WindowMerger.restore(snapshot, 3, 5_000, SPEC);
           for (int j = replayFrom; j < cut; j++) {
             apply(current, messages.get(j));
-            current.advance(r -> { });
+            current.advance(r -> {});
           }
         }
         apply(whole, messages.get(i));
         apply(current, messages.get(i));
-        whole.advance(r -> expected.add(r.key() + "@" + r.windowStartMs() + "=" + r.aggregate().count()));
-        current.advance(r -> actual.add(r.key() + "@" + r.windowStartMs() + "=" + r.aggregate().count()));
+        whole.advance(
+            r -> expected.add(r.key() + "@" + r.windowStartMs() + "=" + r.aggregate().count()));
+        current.advance(
+            r -> actual.add(r.key() + "@" + r.windowStartMs() + "=" + r.aggregate().count()));
       }
       // results after the cut: the restored merger may repeat results emitted between the
       // snapshot and the cut (same values), never different ones

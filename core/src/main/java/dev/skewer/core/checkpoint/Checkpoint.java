@@ -27,7 +27,12 @@ public record Checkpoint(long epoch, long nextOffset, long createdMs, byte[] sta
   /** {@code version:u8 epoch:i64 nextOffset:i64 createdMs:i64 stateLength:i32 state}. */
   public byte[] encode() {
     ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + state.length);
-    b.put(FORMAT_VERSION).putLong(epoch).putLong(nextOffset).putLong(createdMs).putInt(state.length).put(state);
+    b.put(FORMAT_VERSION)
+        .putLong(epoch)
+        .putLong(nextOffset)
+        .putLong(createdMs)
+        .putInt(state.length)
+        .put(state);
     return b.array();
   }
 
@@ -72,6 +77,12 @@ public record Checkpoint(long epoch, long nextOffset, long createdMs, byte[] sta
 
   @Override
   public String toString() {
-    return "Checkpoint[epoch=" + epoch + ", nextOffset=" + nextOffset + ", stateBytes=" + state.length + "]";
+    return "Checkpoint[epoch="
+        + epoch
+        + ", nextOffset="
+        + nextOffset
+        + ", stateBytes="
+        + state.length
+        + "]";
   }
 }

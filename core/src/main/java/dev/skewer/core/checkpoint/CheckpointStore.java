@@ -3,9 +3,9 @@ package dev.skewer.core.checkpoint;
 import java.util.Optional;
 
 /**
- * Where partition owners keep checkpoints and fencing epochs. Ids name a partition of a stage,
- * e.g. {@code node/events/3} or {@code coordinator/skewer.partials/1}. Every method may block:
- * call them off the event loop. Thread-safe.
+ * Where partition owners keep checkpoints and fencing epochs. Ids name a partition of a stage, e.g.
+ * {@code node/events/3} or {@code coordinator/skewer.partials/1}. Every method may block: call them
+ * off the event loop. Thread-safe.
  */
 public interface CheckpointStore extends AutoCloseable {
 

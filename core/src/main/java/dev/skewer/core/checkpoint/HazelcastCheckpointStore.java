@@ -31,10 +31,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checkpoints and epochs in Hazelcast IMaps ({@code skewer.checkpoints}, {@code skewer.epochs},
- * backup count 1), each write mirrored synchronously to a compacted Kafka topic (record keys
- * {@code checkpoint/<id>} and {@code epoch/<id>}). When a store starts and finds the epochs map
- * empty — the whole Hazelcast cluster was lost — it reloads both maps from the topic first, so
- * epochs keep growing and owners resume from their last checkpoints.
+ * backup count 1), each write mirrored synchronously to a compacted Kafka topic (record keys {@code
+ * checkpoint/<id>} and {@code epoch/<id>}). When a store starts and finds the epochs map empty —
+ * the whole Hazelcast cluster was lost — it reloads both maps from the topic first, so epochs keep
+ * growing and owners resume from their last checkpoints.
  *
  * <p>Thread-safe; every method blocks (run it on a worker).
  */
@@ -44,6 +44,7 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   public static final String CHECKPOINTS_MAP = "skewer.checkpoints";
   public static final String EPOCHS_MAP = "skewer.epochs";
   public static final String DEFAULT_TOPIC = "skewer.checkpoints";
+
   /** Checkpoints of 100,000 open keys are tens of megabytes. */
   public static final int MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 
@@ -61,8 +62,8 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * A store mirrored to {@code topic} (created compacted if missing) on {@code kafka}; with
-   * {@code kafka == null} Hazelcast only.
+   * A store mirrored to {@code topic} (created compacted if missing) on {@code kafka}; with {@code
+   * kafka == null} Hazelcast only.
    */
   public static HazelcastCheckpointStore create(
       HazelcastInstance hazelcast, KafkaSettings kafka, String topic) {
@@ -122,7 +123,9 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
-      consumer.partitionsFor(topic).forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
+      consumer
+          .partitionsFor(topic)
+          .forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
       consumer.assign(parts);
       consumer.seekToBeginning(parts);
       Map<TopicPartition, Long> end = consumer.endOffsets(parts);
@@ -163,7 +166,9 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       Long current = epochs.get(id);
       long next = (current == null ? 0 : current) + 1;
       boolean swapped =
-          current == null ? epochs.putIfAbsent(id, next) == null : epochs.replace(id, current, next);
+          current == null
+              ? epochs.putIfAbsent(id, next) == null
+              : epochs.replace(id, current, next);
       if (swapped) {
         mirror("epoch/" + id, ByteBuffer.allocate(8).putLong(next).array());
         return next;

@@ -26,7 +26,8 @@ public record ClusterSettings(
 
   public ClusterSettings {
     if (clusterName == null || clusterName.isBlank()) {
-      throw new IllegalArgumentException("clusterName must be non-blank, was " + quote(clusterName));
+      throw new IllegalArgumentException(
+          "clusterName must be non-blank, was " + quote(clusterName));
     }
     if (host == null || host.isBlank()) {
       throw new IllegalArgumentException("host must be non-blank, was " + quote(host));
@@ -52,7 +53,8 @@ public record ClusterSettings(
     }
     if (kubernetes && (kubernetesServiceDns == null || kubernetesServiceDns.isBlank())) {
       throw new IllegalArgumentException(
-          "kubernetesServiceDns must be set when kubernetes is true, was " + quote(kubernetesServiceDns));
+          "kubernetesServiceDns must be set when kubernetes is true, was "
+              + quote(kubernetesServiceDns));
     }
   }
 

@@ -10,15 +10,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts embedded Hazelcast members with Skewer's settings: TCP-IP join over the listed members
- * (multicast and auto-detection off) or Kubernetes DNS discovery; no phone-home; SLF4J logging;
- * a 1 s heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds,
- * not the default minute); member attributes {@value #ROLE_ATTRIBUTE} and
- * {@value #NAME_ATTRIBUTE}. Blocking: call it off the event loop.
+ * (multicast and auto-detection off) or Kubernetes DNS discovery; no phone-home; SLF4J logging; a 1
+ * s heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds, not the
+ * default minute); member attributes {@value #ROLE_ATTRIBUTE} and {@value #NAME_ATTRIBUTE}.
+ * Blocking: call it off the event loop.
  */
 public final class HazelcastMembers {
 
   /** Member attribute with the role: {@code node} or {@code coordinator}. */
   public static final String ROLE_ATTRIBUTE = "skewer.role";
+
   /** Member attribute with the member name, e.g. {@code node-1}. */
   public static final String NAME_ATTRIBUTE = "skewer.name";
 
@@ -73,8 +74,8 @@ public final class HazelcastMembers {
   }
 
   /**
-   * Starts an embedded member named {@code memberName} with role {@code role}; blocks until it
-   * has joined (or formed) its cluster.
+   * Starts an embedded member named {@code memberName} with role {@code role}; blocks until it has
+   * joined (or formed) its cluster.
    */
   public static HazelcastInstance start(ClusterSettings settings, String memberName, String role) {
     Config config = config(settings, memberName, role);
@@ -85,7 +86,9 @@ public final class HazelcastMembers {
         settings.clusterName(),
         settings.host(),
         settings.port(),
-        settings.kubernetes() ? "kubernetes:" + settings.kubernetesServiceDns() : settings.members());
+        settings.kubernetes()
+            ? "kubernetes:" + settings.kubernetesServiceDns()
+            : settings.members());
     return Hazelcast.newHazelcastInstance(config);
   }
 }

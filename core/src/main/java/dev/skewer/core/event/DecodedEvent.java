@@ -7,9 +7,9 @@ import java.util.Arrays;
  * The fields of one event the aggregation needs. A reusable, <b>mutable</b> holder: each consumer
  * owns one and {@link EventDecoder#decode} refills it per record.
  *
- * <p>Not a record, deliberately: the node decodes hundreds of thousands of events per second
- * and a fresh object (and two arrays) per event would be garbage on the hottest path. Copy what
- * you keep; the holder's content is valid only until the next {@code decode}. Not thread-safe.
+ * <p>Not a record, deliberately: the node decodes hundreds of thousands of events per second and a
+ * fresh object (and two arrays) per event would be garbage on the hottest path. Copy what you keep;
+ * the holder's content is valid only until the next {@code decode}. Not thread-safe.
  */
 public final class DecodedEvent {
 
@@ -61,8 +61,8 @@ public final class DecodedEvent {
   }
 
   /**
-   * Values of the numeric fields in {@code input.numericFields} order; NaN where absent. The
-   * array is owned by this holder: read it, don't keep it.
+   * Values of the numeric fields in {@code input.numericFields} order; NaN where absent. The array
+   * is owned by this holder: read it, don't keep it.
    */
   public double[] numeric() {
     return numeric;
@@ -127,9 +127,22 @@ public final class DecodedEvent {
 
   @Override
   public String toString() {
-    return "DecodedEvent[key=" + key + ", rawKey=" + rawKey + ", eventTimeMs=" + eventTimeMs
-        + ", numeric=" + Arrays.toString(numeric) + ", distinctItem=" + distinctItem
-        + ", frequencyItem=" + frequencyItem + ", quantileValue=" + quantileValue
-        + ", dimensions=" + Arrays.toString(dimensions) + "]";
+    return "DecodedEvent[key="
+        + key
+        + ", rawKey="
+        + rawKey
+        + ", eventTimeMs="
+        + eventTimeMs
+        + ", numeric="
+        + Arrays.toString(numeric)
+        + ", distinctItem="
+        + distinctItem
+        + ", frequencyItem="
+        + frequencyItem
+        + ", quantileValue="
+        + quantileValue
+        + ", dimensions="
+        + Arrays.toString(dimensions)
+        + "]";
   }
 }

@@ -1,8 +1,8 @@
 package dev.skewer.core.event;
 
 /**
- * Why an event was sent to the dead-letter topic. {@link #code()} is stable and goes into the
- * DLQ record's header; it never changes once released.
+ * Why an event was sent to the dead-letter topic. {@link #code()} is stable and goes into the DLQ
+ * record's header; it never changes once released.
  */
 public enum DlqReason {
   /** The record value is larger than {@code input.maxRecordBytes} (checked first). */
@@ -24,8 +24,8 @@ public enum DlqReason {
   /** A mapped numeric field is NaN, infinite, too large for a double, or not a number. */
   NON_FINITE_NUMBER("non_finite_number"),
   /**
-   * The event time is further ahead of the wall clock than {@code watermark.maxFutureSkew}.
-   * Checked by the node, not by the decoder.
+   * The event time is further ahead of the wall clock than {@code watermark.maxFutureSkew}. Checked
+   * by the node, not by the decoder.
    */
   FUTURE_TIME("future_time"),
   /** A value the aggregate refuses (e.g. an item with a lone UTF-16 surrogate); node-checked. */

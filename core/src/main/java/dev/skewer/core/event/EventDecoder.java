@@ -21,15 +21,14 @@ import java.util.Map;
 /**
  * Decodes one JSON event into a {@link DecodedEvent}, or names the reason it cannot.
  *
- * <p><b>Contract.</b> {@link #decode} never throws for any input bytes: it returns null on
- * success or a {@link DlqReason}. Checks, in order: {@code TOO_LARGE} (more than
- * {@code maxRecordBytes}), {@code EMPTY} (null, empty or whitespace only), {@code NOT_JSON}
- * (syntax error or anything after the first value), {@code NOT_OBJECT}, then the key
- * ({@code MISSING_KEY}, {@code BAD_KEY}), the time ({@code MISSING_TIME}, {@code BAD_TIME}) and
- * the numeric fields ({@code NON_FINITE_NUMBER}). Absent numeric fields and a JSON {@code null}
- * are NaN, not errors; items (distinct, frequency, dimensions) take any scalar as text and
- * ignore null, objects and arrays. The key may be a string or a number (its JSON text); the
- * hot-key salt is stripped with {@link SaltedKey#strip}.
+ * <p><b>Contract.</b> {@link #decode} never throws for any input bytes: it returns null on success
+ * or a {@link DlqReason}. Checks, in order: {@code TOO_LARGE} (more than {@code maxRecordBytes}),
+ * {@code EMPTY} (null, empty or whitespace only), {@code NOT_JSON} (syntax error or anything after
+ * the first value), {@code NOT_OBJECT}, then the key ({@code MISSING_KEY}, {@code BAD_KEY}), the
+ * time ({@code MISSING_TIME}, {@code BAD_TIME}) and the numeric fields ({@code NON_FINITE_NUMBER}).
+ * Absent numeric fields and a JSON {@code null} are NaN, not errors; items (distinct, frequency,
+ * dimensions) take any scalar as text and ignore null, objects and arrays. The key may be a string
+ * or a number (its JSON text); the hot-key salt is stripped with {@link SaltedKey#strip}.
  *
  * <p>Event time: an integral JSON number of epoch milliseconds, or a string of digits (formats
  * {@code EPOCH_MS}, {@code AUTO}); an ISO-8601 instant with a zone, {@code Z} or an offset,
@@ -42,11 +41,11 @@ import java.util.Map;
  * <p>Not thread-safe: one decoder per consumer thread (it keeps per-record scratch state).
  *
  * <p>Implementation note: the parser streams tokens and walks a trie of the configured pointer
- * segments, so unmapped subtrees are skipped and no tree is built; field names come from
- * Jackson's canonicalizing symbol table, so matching allocates nothing. Array elements are
- * never matched (pointer segments address object members only). Non-numeric literals
- * ({@code NaN}, {@code Infinity}) are admitted by the parser precisely so that they can be
- * reported as {@code NON_FINITE_NUMBER} rather than as {@code NOT_JSON}.
+ * segments, so unmapped subtrees are skipped and no tree is built; field names come from Jackson's
+ * canonicalizing symbol table, so matching allocates nothing. Array elements are never matched
+ * (pointer segments address object members only). Non-numeric literals ({@code NaN}, {@code
+ * Infinity}) are admitted by the parser precisely so that they can be reported as {@code
+ * NON_FINITE_NUMBER} rather than as {@code NOT_JSON}.
  */
 public final class EventDecoder {
 
@@ -217,7 +216,8 @@ public final class EventDecoder {
     for (int target : targets) {
       if (target == KEY) {
         keySeen = true;
-        if (v == JsonToken.VALUE_STRING || v == JsonToken.VALUE_NUMBER_INT
+        if (v == JsonToken.VALUE_STRING
+            || v == JsonToken.VALUE_NUMBER_INT
             || (v == JsonToken.VALUE_NUMBER_FLOAT && !p.isNaN())) {
           text = text == null ? p.getText() : text;
           if (text.isEmpty() || hasLoneSurrogate(text)) {

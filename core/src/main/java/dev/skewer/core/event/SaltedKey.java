@@ -8,10 +8,9 @@ public final class SaltedKey {
   private SaltedKey() {}
 
   /**
-   * Removes a trailing {@code <separator><digits>}: {@code ad42#3} → {@code ad42},
-   * {@code a#1#2} → {@code a#1}. A key without such a suffix ({@code ad42#}, {@code ad#x}), or
-   * one that would become empty ({@code #3}), is returned unchanged. Allocates only when it
-   * strips.
+   * Removes a trailing {@code <separator><digits>}: {@code ad42#3} → {@code ad42}, {@code a#1#2} →
+   * {@code a#1}. A key without such a suffix ({@code ad42#}, {@code ad#x}), or one that would
+   * become empty ({@code #3}), is returned unchanged. Allocates only when it strips.
    */
   public static String strip(String rawKey, String separator) {
     int n = rawKey.length();

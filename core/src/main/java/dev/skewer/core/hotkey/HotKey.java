@@ -5,8 +5,7 @@ package dev.skewer.core.hotkey;
  * salted sub-keys {@code key#0 .. key#(fanout-1)}.
  *
  * @param key the bare key (never salted), non-empty
- * @param fanout the number of sub-keys, {@code >= 2} (a key at fanout 1 is simply not in the
- *     table)
+ * @param fanout the number of sub-keys, {@code >= 2} (a key at fanout 1 is simply not in the table)
  * @param sinceMs epoch ms since which the key has been hot (kept across fanout changes)
  */
 public record HotKey(String key, int fanout, long sinceMs) {

@@ -17,6 +17,7 @@ public final class HotKeyCodec {
 
   /** Version byte of the value layout. */
   public static final byte VERSION = 1;
+
   /** Length of an encoded value. */
   public static final int VALUE_BYTES = 13;
 
@@ -65,8 +66,8 @@ public final class HotKeyCodec {
   /**
    * The entry a record carries, or {@code null} for a tombstone (null value).
    *
-   * @throws HotKeyCodecException when the key is null, empty or not UTF-8, or the value is not
-   *     a valid version-1 value
+   * @throws HotKeyCodecException when the key is null, empty or not UTF-8, or the value is not a
+   *     valid version-1 value
    */
   public static HotKey decode(byte[] key, byte[] value) {
     String k = decodeKey(key);
@@ -74,8 +75,13 @@ public final class HotKeyCodec {
       return null;
     }
     if (value.length != VALUE_BYTES) {
-      throw new HotKeyCodecException("hot-key value for key '" + k + "' must be " + VALUE_BYTES
-          + " bytes, was " + value.length);
+      throw new HotKeyCodecException(
+          "hot-key value for key '"
+              + k
+              + "' must be "
+              + VALUE_BYTES
+              + " bytes, was "
+              + value.length);
     }
     ByteBuffer b = ByteBuffer.wrap(value);
     byte version = b.get();

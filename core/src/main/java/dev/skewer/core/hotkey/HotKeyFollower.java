@@ -26,15 +26,16 @@ import org.slf4j.LoggerFactory;
  * never wait for the broker.
  *
  * <p>Until the topic exists (it is never auto-created) the thread retries every second with the
- * empty table. A record that does not decode is logged at WARN and counted ({@link
- * #badRecords}), never applied. {@link #close} stops the thread and closes the consumer; it is
- * idempotent.
+ * empty table. A record that does not decode is logged at WARN and counted ({@link #badRecords}),
+ * never applied. {@link #close} stops the thread and closes the consumer; it is idempotent.
  */
 public final class HotKeyFollower implements HotKeySource, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HotKeyFollower.class);
+
   /** Default name of the compacted hot-key topic. */
   public static final String DEFAULT_TOPIC = "skewer.hotkeys";
+
   static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
   static final long RETRY_MS = 1_000;
 
@@ -51,7 +52,8 @@ public final class HotKeyFollower implements HotKeySource, AutoCloseable {
   private HotKeyFollower(Map<String, Object> consumerConfig, String topic) {
     this.topic = topic;
     this.consumerConfig = new HashMap<>(consumerConfig);
-    this.consumerConfig.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    this.consumerConfig.put(
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     this.consumerConfig.put(
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     this.consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -124,7 +126,10 @@ public final class HotKeyFollower implements HotKeySource, AutoCloseable {
           Thread.currentThread().interrupt();
           return;
         } catch (RuntimeException e) {
-          LOG.warn("following hot-key topic=[{}] failed, retrying in {} ms: {}", topic, RETRY_MS,
+          LOG.warn(
+              "following hot-key topic=[{}] failed, retrying in {} ms: {}",
+              topic,
+              RETRY_MS,
               e.toString());
           try {
             stopped.await(RETRY_MS, TimeUnit.MILLISECONDS);
@@ -164,8 +169,12 @@ public final class HotKeyFollower implements HotKeySource, AutoCloseable {
         entry = r.value() == null ? null : HotKeyCodec.decode(r.key(), r.value());
       } catch (HotKeyCodecException e) {
         if (badRecords.incrementAndGet() <= 10) {
-          LOG.warn("skipping hot-key record topic=[{}] partition=[{}] offset=[{}]: {}", r.topic(),
-              r.partition(), r.offset(), e.getMessage());
+          LOG.warn(
+              "skipping hot-key record topic=[{}] partition=[{}] offset=[{}]: {}",
+              r.topic(),
+              r.partition(),
+              r.offset(),
+              e.getMessage());
         }
         continue;
       }

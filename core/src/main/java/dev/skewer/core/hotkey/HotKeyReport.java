@@ -8,15 +8,16 @@ import java.util.Map;
 
 /**
  * What a node measured on one source partition, for the coordinators' fanout policy: the
- * partition's event rate and its candidate hot keys with their rates. Nodes publish one per
- * owned partition per second (Hazelcast map {@value #MAP_NAME}, expiring), coordinators read them.
+ * partition's event rate and its candidate hot keys with their rates. Nodes publish one per owned
+ * partition per second (Hazelcast map {@value #MAP_NAME}, expiring), coordinators read them.
  *
  * @param partition the source partition
  * @param atMs when it was measured (wall clock)
  * @param eventsPerSecond the partition's event rate
  * @param candidates candidate key → events per second
  */
-public record HotKeyReport(int partition, long atMs, double eventsPerSecond, Map<String, Double> candidates) {
+public record HotKeyReport(
+    int partition, long atMs, double eventsPerSecond, Map<String, Double> candidates) {
 
   public static final String MAP_NAME = "skewer.hotkeys.reports";
 
@@ -27,7 +28,12 @@ public record HotKeyReport(int partition, long atMs, double eventsPerSecond, Map
   /** Text form: {@code partition\natMs\nrate\n(key\trate\n)*}; keys must not contain newlines. */
   public byte[] encode() {
     StringBuilder sb = new StringBuilder(64 + candidates.size() * 24);
-    sb.append(partition).append('\n').append(atMs).append('\n').append(eventsPerSecond).append('\n');
+    sb.append(partition)
+        .append('\n')
+        .append(atMs)
+        .append('\n')
+        .append(eventsPerSecond)
+        .append('\n');
     candidates.forEach(
         (k, r) -> {
           if (k.indexOf('\n') < 0 && k.indexOf('\t') < 0) {
@@ -47,7 +53,10 @@ public record HotKeyReport(int partition, long atMs, double eventsPerSecond, Map
         candidates.put(lines[i].substring(0, tab), Double.parseDouble(lines[i].substring(tab + 1)));
       }
       return new HotKeyReport(
-          Integer.parseInt(lines[0]), Long.parseLong(lines[1]), Double.parseDouble(lines[2]), candidates);
+          Integer.parseInt(lines[0]),
+          Long.parseLong(lines[1]),
+          Double.parseDouble(lines[2]),
+          candidates);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("malformed hot-key report", e);
     }

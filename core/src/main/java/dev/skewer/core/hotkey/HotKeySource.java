@@ -1,8 +1,8 @@
 package dev.skewer.core.hotkey;
 
 /**
- * Where a producer reads the current {@link HotKeyTable}. {@link #current} is called on every
- * send: implementations return a reference they already hold (a volatile read), never block.
+ * Where a producer reads the current {@link HotKeyTable}. {@link #current} is called on every send:
+ * implementations return a reference they already hold (a volatile read), never block.
  */
 @FunctionalInterface
 public interface HotKeySource {

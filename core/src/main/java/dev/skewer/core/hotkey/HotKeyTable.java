@@ -14,9 +14,9 @@ import java.util.Map;
  * The hot-key table: which keys are salted, with what fanout, since when. Immutable and safe to
  * share between threads; a new table replaces the old one by reference.
  *
- * <p>Lookups allocate nothing: {@link #get(String)} by key, {@link #lookup(byte[], int, int)} by
- * a UTF-8 range of a (possibly salted) serialized record key, which is what a producer
- * partitioner holds.
+ * <p>Lookups allocate nothing: {@link #get(String)} by key, {@link #lookup(byte[], int, int)} by a
+ * UTF-8 range of a (possibly salted) serialized record key, which is what a producer partitioner
+ * holds.
  *
  * <p>Implementation note: besides a {@code HashMap} for string lookups, the table keeps an
  * open-addressing index (load factor at most 1/2, linear probing) of the keys' UTF-8 bytes hashed

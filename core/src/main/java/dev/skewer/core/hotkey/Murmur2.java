@@ -18,10 +18,11 @@ final class Murmur2 {
     int blocks = length >>> 2;
     int p = offset;
     for (int b = 0; b < blocks; b++, p += 4) {
-      int k = (data[p] & 0xff)
-          | ((data[p + 1] & 0xff) << 8)
-          | ((data[p + 2] & 0xff) << 16)
-          | ((data[p + 3] & 0xff) << 24);
+      int k =
+          (data[p] & 0xff)
+              | ((data[p + 1] & 0xff) << 8)
+              | ((data[p + 2] & 0xff) << 16)
+              | ((data[p + 3] & 0xff) << 24);
       k *= M;
       k ^= k >>> R;
       k *= M;

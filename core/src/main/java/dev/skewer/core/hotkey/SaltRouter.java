@@ -10,14 +10,14 @@ import java.util.Arrays;
  *
  * <ul>
  *   <li>A record key {@code bare + separator + i} ({@code i} decimal, at most 9 digits) whose
- *       {@code bare} is in the table goes to {@code (partition(bare) + i) mod P}. A hot key
- *       written without a salt counts as salt 0.
+ *       {@code bare} is in the table goes to {@code (partition(bare) + i) mod P}. A hot key written
+ *       without a salt counts as salt 0.
  *   <li>Every other record key goes where Kafka's default partitioner sends it: {@code
  *       toPositive(murmur2(keyBytes)) % P}. So a cold key, salted-looking or not, is unchanged.
  * </ul>
  *
- * Hence salt 0 lands where the bare key lands, and the salts {@code 0..f-1} of a key with {@code
- * f <= P} land on {@code f} distinct partitions.
+ * Hence salt 0 lands where the bare key lands, and the salts {@code 0..f-1} of a key with {@code f
+ * <= P} land on {@code f} distinct partitions.
  *
  * <p>Immutable and thread-safe; {@link #partition(HotKeyTable, byte[], int)} allocates nothing.
  */
@@ -25,6 +25,7 @@ public final class SaltRouter {
 
   /** The default salt separator, as in {@code ad42#3}. */
   public static final String DEFAULT_SEPARATOR = "#";
+
   private static final int MAX_SALT_DIGITS = 9;
 
   private final String separator;
@@ -93,11 +94,12 @@ public final class SaltRouter {
   }
 
   /**
-   * The partition of bare key {@code key} written with salt {@code salt} under {@code table}:
-   * the same as {@link #partition(HotKeyTable, byte[], int)} of {@link #recordKey}'s bytes.
+   * The partition of bare key {@code key} written with salt {@code salt} under {@code table}: the
+   * same as {@link #partition(HotKeyTable, byte[], int)} of {@link #recordKey}'s bytes.
    */
   public int partition(HotKeyTable table, String key, int salt, int partitions) {
-    return partition(table, recordKey(table, key, salt).getBytes(StandardCharsets.UTF_8), partitions);
+    return partition(
+        table, recordKey(table, key, salt).getBytes(StandardCharsets.UTF_8), partitions);
   }
 
   /**

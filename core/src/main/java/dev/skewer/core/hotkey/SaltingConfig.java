@@ -6,22 +6,25 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
- * The producer properties {@link SaltingPartitioner} and {@link SaltingKeySerializer} read, and
- * how they find their table: an in-process {@link HotKeySource} under {@link #SOURCE_CONFIG}, or
- * else a {@link HotKeyFollower} of {@link #TOPIC_CONFIG} on the producer's {@code
- * bootstrap.servers}, shared by the partitioner and the serializer of one producer.
+ * The producer properties {@link SaltingPartitioner} and {@link SaltingKeySerializer} read, and how
+ * they find their table: an in-process {@link HotKeySource} under {@link #SOURCE_CONFIG}, or else a
+ * {@link HotKeyFollower} of {@link #TOPIC_CONFIG} on the producer's {@code bootstrap.servers},
+ * shared by the partitioner and the serializer of one producer.
  */
 public final class SaltingConfig {
 
   /** The compacted hot-key topic to follow. Default {@value HotKeyFollower#DEFAULT_TOPIC}. */
   public static final String TOPIC_CONFIG = "skewer.hotkeys.topic";
+
   /** The salt separator. Default {@value SaltRouter#DEFAULT_SEPARATOR}. */
   public static final String SEPARATOR_CONFIG = "skewer.hotkeys.separator";
+
   /**
-   * An in-process {@link HotKeySource} object (not a string): when present no consumer is
-   * started, and the source is not closed with the producer.
+   * An in-process {@link HotKeySource} object (not a string): when present no consumer is started,
+   * and the source is not closed with the producer.
    */
   public static final String SOURCE_CONFIG = "skewer.hotkeys.source";
+
   /** Prefix of extra settings for the follower's consumer ({@code skewer.hotkeys.consumer.*}). */
   public static final String CONSUMER_PREFIX = "skewer.hotkeys.consumer.";
 
@@ -45,16 +48,19 @@ public final class SaltingConfig {
     }
     if (!(s instanceof HotKeySource)) {
       throw new IllegalArgumentException(
-          SOURCE_CONFIG + " must be a " + HotKeySource.class.getName() + " object, was "
+          SOURCE_CONFIG
+              + " must be a "
+              + HotKeySource.class.getName()
+              + " object, was "
               + s.getClass().getName());
     }
     return (HotKeySource) s;
   }
 
   /**
-   * The follower's consumer settings: the producer's bootstrap servers, security settings
-   * ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}), client id with a {@code -hotkeys}
-   * suffix, then every {@link #CONSUMER_PREFIX} setting.
+   * The follower's consumer settings: the producer's bootstrap servers, security settings ({@code
+   * security.protocol}, {@code sasl.*}, {@code ssl.*}), client id with a {@code -hotkeys} suffix,
+   * then every {@link #CONSUMER_PREFIX} setting.
    */
   static Map<String, Object> consumerConfig(Map<String, ?> configs) {
     Map<String, Object> c = new HashMap<>();
@@ -68,7 +74,8 @@ public final class SaltingConfig {
       }
     }
     Object clientId = configs.get(CommonClientConfigs.CLIENT_ID_CONFIG);
-    c.put(ConsumerConfig.CLIENT_ID_CONFIG,
+    c.put(
+        ConsumerConfig.CLIENT_ID_CONFIG,
         (clientId == null || clientId.toString().isEmpty() ? "skewer" : clientId) + "-hotkeys");
     for (Map.Entry<String, ?> e : configs.entrySet()) {
       if (e.getKey().startsWith(CONSUMER_PREFIX)) {

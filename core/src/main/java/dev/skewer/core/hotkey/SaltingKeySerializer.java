@@ -9,15 +9,15 @@ import org.apache.kafka.common.serialization.Serializer;
  * A key {@link Serializer} for {@code String} keys that writes a hot key's records as salted
  * sub-keys: {@code key + separator + i} with {@code i} drawn uniformly from {@code [0, f)} per
  * record ({@code f} the key's fanout in the current table). A cold key is written as plain UTF-8,
- * exactly as Kafka's {@code StringSerializer} would. Pair it with {@link SaltingPartitioner},
- * which reads the salt back from the bytes: a Kafka partitioner cannot change the record key.
+ * exactly as Kafka's {@code StringSerializer} would. Pair it with {@link SaltingPartitioner}, which
+ * reads the salt back from the bytes: a Kafka partitioner cannot change the record key.
  *
  * <p>Configured as {@code key.serializer} it reads the same properties as the partitioner and
  * shares its table (one {@link HotKeyFollower} per producer); constructed by hand, it takes a
  * {@link HotKeySource}. Thread-safe; never blocks.
  *
- * <p>Implementation note: a random salt needs no per-key state and no coordination between
- * sending threads; over n records of a key each sub-key receives n/f ± sqrt(n/f) of them.
+ * <p>Implementation note: a random salt needs no per-key state and no coordination between sending
+ * threads; over n records of a key each sub-key receives n/f ± sqrt(n/f) of them.
  */
 public final class SaltingKeySerializer implements Serializer<String> {
 

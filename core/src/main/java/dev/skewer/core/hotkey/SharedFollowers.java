@@ -17,8 +17,12 @@ final class SharedFollowers {
   /** A lease on the shared follower for these producer configs; close it to release. */
   static synchronized Lease acquire(Map<String, ?> producerConfigs) {
     String topic = SaltingConfig.topic(producerConfigs);
-    String id = producerConfigs.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) + "|" + topic
-        + "|" + producerConfigs.get(CommonClientConfigs.CLIENT_ID_CONFIG);
+    String id =
+        producerConfigs.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)
+            + "|"
+            + topic
+            + "|"
+            + producerConfigs.get(CommonClientConfigs.CLIENT_ID_CONFIG);
     Shared s = FOLLOWERS.get(id);
     if (s == null) {
       s = new Shared(HotKeyFollower.start(SaltingConfig.consumerConfig(producerConfigs), topic));

@@ -1,8 +1,8 @@
 package dev.skewer.core.job;
 
 /**
- * A string event field copied to the result as is (e.g. a game code or channel); the value is
- * taken from any one event of the window.
+ * A string event field copied to the result as is (e.g. a game code or channel); the value is taken
+ * from any one event of the window.
  *
  * @param name the result field name
  * @param pointer the JSON pointer of the value in the event

@@ -6,8 +6,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses and prints the durations of job files: {@code 500ms}, {@code 10s}, {@code 2m},
- * {@code 1h}, {@code 1d} (an optional leading minus, whole numbers) or ISO-8601 ({@code PT10S}).
+ * Parses and prints the durations of job files: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h},
+ * {@code 1d} (an optional leading minus, whole numbers) or ISO-8601 ({@code PT10S}).
  */
 public final class Durations {
 

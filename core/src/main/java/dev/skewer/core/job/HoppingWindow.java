@@ -3,9 +3,9 @@ package dev.skewer.core.job;
 import java.time.Duration;
 
 /**
- * Windows of {@code size} starting every {@code hop}, epoch-aligned; built at runtime from
- * slices of gcd(size, hop): an event updates one slice; the coordinator composes each window
- * from its slices.
+ * Windows of {@code size} starting every {@code hop}, epoch-aligned; built at runtime from slices
+ * of gcd(size, hop): an event updates one slice; the coordinator composes each window from its
+ * slices.
  *
  * @param size the window length; positive, whole milliseconds
  * @param hop the distance between window starts; positive, at most size, whole milliseconds
@@ -13,8 +13,8 @@ import java.time.Duration;
 public record HoppingWindow(Duration size, Duration hop) implements WindowSpec {
 
   /**
-   * The coordinator merges size/gcd(size, hop) slices per window: bounded so a typo (a 1-day
-   * window every 7 ms) fails at load time instead of melting the coordinator.
+   * The coordinator merges size/gcd(size, hop) slices per window: bounded so a typo (a 1-day window
+   * every 7 ms) fails at load time instead of melting the coordinator.
    */
   public static final long MAX_SLICES_PER_WINDOW = 10_000;
 
@@ -23,15 +23,20 @@ public record HoppingWindow(Duration size, Duration hop) implements WindowSpec {
     WindowChecks.positive("hop", hop);
     if (hop.compareTo(size) > 0) {
       throw new JobSpecException(
-          "hop",
-          "must be <= size (" + Durations.format(size) + "), was " + Durations.format(hop));
+          "hop", "must be <= size (" + Durations.format(size) + "), was " + Durations.format(hop));
     }
     long slices = size.toMillis() / gcd(size.toMillis(), hop.toMillis());
     if (slices > MAX_SLICES_PER_WINDOW) {
       throw new JobSpecException(
           "hop",
-          "size / gcd(size, hop) must be <= " + MAX_SLICES_PER_WINDOW + " slices per window, was "
-              + slices + " (size " + Durations.format(size) + ", hop " + Durations.format(hop)
+          "size / gcd(size, hop) must be <= "
+              + MAX_SLICES_PER_WINDOW
+              + " slices per window, was "
+              + slices
+              + " (size "
+              + Durations.format(size)
+              + ", hop "
+              + Durations.format(hop)
               + ")");
     }
   }

@@ -64,8 +64,7 @@ public record InputSpec(
           "saltSeparator", "must be non-empty and contain no digit, was '" + saltSeparator + "'");
     }
     if (numericFields.size() > 64) {
-      throw new JobSpecException(
-          "numericFields", "at most 64 fields, was " + numericFields.size());
+      throw new JobSpecException("numericFields", "at most 64 fields, was " + numericFields.size());
     }
     Set<String> names = new HashSet<>();
     for (int i = 0; i < numericFields.size(); i++) {
@@ -87,12 +86,16 @@ public record InputSpec(
         throw new JobSpecException(
             "dimensions[" + i + "].name",
             "clashes with a result field name (window_start_ms, window_end_ms, event_count,"
-                + " revision, sum_*, min_*, max_*, distinct_*, top_*, p<digit>*), was '" + n + "'");
+                + " revision, sum_*, min_*, max_*, distinct_*, top_*, p<digit>*), was '"
+                + n
+                + "'");
       }
       if (!names.add(dimensions.get(i).name())) {
         throw new JobSpecException(
             "dimensions[" + i + "].name",
-            "duplicate name '" + dimensions.get(i).name() + "' (names are shared with numericFields)");
+            "duplicate name '"
+                + dimensions.get(i).name()
+                + "' (names are shared with numericFields)");
       }
     }
   }

@@ -28,7 +28,8 @@ final class JobBinder {
     TopicsSpec topics = s.section("topics", JobBinder::topics);
     int topK = s.integer("topK", JobSpec.DEFAULT_TOP_K);
     return s.build(
-        () -> new JobSpec(name, input, window, watermark, lateness, sketches, output, topics, topK));
+        () ->
+            new JobSpec(name, input, window, watermark, lateness, sketches, output, topics, topK));
   }
 
   private static InputSpec input(Section s) {
@@ -44,8 +45,9 @@ final class JobBinder {
     String salt = s.string("saltSeparator", InputSpec.DEFAULT_SALT_SEPARATOR);
     List<Dimension> dims = s.list("dimensions", e -> e.named((n, p) -> new Dimension(n, p)));
     return s.build(
-        () -> new InputSpec(key, time, format, numeric, distinct, quantile, frequency, maxBytes,
-            salt, dims));
+        () ->
+            new InputSpec(
+                key, time, format, numeric, distinct, quantile, frequency, maxBytes, salt, dims));
   }
 
   private static WindowSpec window(Section s) {
@@ -117,8 +119,16 @@ final class JobBinder {
       throw new JobSpecException(s.path("replicationFactor"), "must be in [1, 32], was " + rf);
     }
     return s.build(
-        () -> new TopicsSpec(events, eventsPartitions, partials, partialsPartitions, results, late,
-            dlq, (short) rf));
+        () ->
+            new TopicsSpec(
+                events,
+                eventsPartitions,
+                partials,
+                partialsPartitions,
+                results,
+                late,
+                dlq,
+                (short) rf));
   }
 
   /** One mapping of the tree, with its path, reading fields by name and tracking unknown keys. */
@@ -135,7 +145,8 @@ final class JobBinder {
       while (names.hasNext()) {
         String n = names.next();
         if (!known.contains(n)) {
-          throw new JobSpecException(path(n), "unknown field (known: " + String.join(", ", known) + ")");
+          throw new JobSpecException(
+              path(n), "unknown field (known: " + String.join(", ", known) + ")");
         }
       }
     }
@@ -154,8 +165,13 @@ final class JobBinder {
       while (names.hasNext()) {
         String n = names.next();
         if (!allowed.contains(n) && has(n)) {
-          throw new JobSpecException(path(n), "not a field of " + variant + " windows (fields: "
-              + String.join(", ", new java.util.TreeSet<>(allowed)) + ")");
+          throw new JobSpecException(
+              path(n),
+              "not a field of "
+                  + variant
+                  + " windows (fields: "
+                  + String.join(", ", new java.util.TreeSet<>(allowed))
+                  + ")");
         }
       }
     }
@@ -224,7 +240,8 @@ final class JobBinder {
       try {
         return TimeFormat.valueOf(norm);
       } catch (IllegalArgumentException e) {
-        throw new JobSpecException(path(field), "must be one of EPOCH_MS, ISO_8601, AUTO, was '" + t + "'");
+        throw new JobSpecException(
+            path(field), "must be one of EPOCH_MS, ISO_8601, AUTO, was '" + t + "'");
       }
     }
 

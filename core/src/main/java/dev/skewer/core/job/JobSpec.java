@@ -4,20 +4,20 @@ import dev.skewer.sketches.SketchSpec;
 import java.time.Duration;
 
 /**
- * One aggregation job: the validated content of a job file. Immutable; load it with
- * {@link JobSpecLoader}.
+ * One aggregation job: the validated content of a job file. Immutable; load it with {@link
+ * JobSpecLoader}.
  *
  * @param name the job name, written as the {@code event} field of every result
  * @param input the field mapping of events
  * @param window the windows
  * @param watermark watermark delay and idleness
- * @param allowedLateness how long after a window closes late events still revise its result
- *     (>= 0; 0 = late events go to the late topic)
+ * @param allowedLateness how long after a window closes late events still revise its result (>= 0;
+ *     0 = late events go to the late topic)
  * @param sketches sketch parameters
  * @param output result shape
  * @param topics Kafka topics
- * @param topK keys kept per closed window per coordinator partition for the top-K index, in
- *     [1, 1000000]
+ * @param topK keys kept per closed window per coordinator partition for the top-K index, in [1,
+ *     1000000]
  */
 public record JobSpec(
     String name,
@@ -36,7 +36,8 @@ public record JobSpec(
   public JobSpec {
     Names.requireNonNull("name", name);
     if (name.isBlank() || name.length() > 256) {
-      throw new JobSpecException("name", "must be non-blank and at most 256 chars, was '" + name + "'");
+      throw new JobSpecException(
+          "name", "must be non-blank and at most 256 chars, was '" + name + "'");
     }
     Names.requireNonNull("input", input);
     Names.requireNonNull("window", window);
@@ -49,7 +50,8 @@ public record JobSpec(
     if (topK < 1 || topK > 1_000_000) {
       throw new JobSpecException("topK", "must be in [1, 1000000], was " + topK);
     }
-    if (input.frequencyPointer() != null && output.heavyHitters() > sketches.heavyHitterCapacity()) {
+    if (input.frequencyPointer() != null
+        && output.heavyHitters() > sketches.heavyHitterCapacity()) {
       throw new JobSpecException(
           "output.heavyHitters",
           "must be <= sketches.heavyHitterCapacity ("
@@ -60,9 +62,9 @@ public record JobSpec(
   }
 
   /**
-   * The sketch configuration of this job's aggregates: one numeric slot per
-   * {@code input.numericFields} entry (in order), and the distinct, frequency and quantile
-   * sketches on exactly when their pointer is configured.
+   * The sketch configuration of this job's aggregates: one numeric slot per {@code
+   * input.numericFields} entry (in order), and the distinct, frequency and quantile sketches on
+   * exactly when their pointer is configured.
    */
   public SketchSpec toSketchSpec() {
     return new SketchSpec(

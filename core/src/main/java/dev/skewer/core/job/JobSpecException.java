@@ -1,9 +1,9 @@
 package dev.skewer.core.job;
 
 /**
- * An invalid job configuration. The message starts with the path of the offending field
- * ({@code window.size: must be > 0, was -5s}); records throw it with their own field name and
- * {@link JobSpecLoader} prefixes the path of the enclosing sections.
+ * An invalid job configuration. The message starts with the path of the offending field ({@code
+ * window.size: must be > 0, was -5s}); records throw it with their own field name and {@link
+ * JobSpecLoader} prefixes the path of the enclosing sections.
  */
 public final class JobSpecException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

@@ -23,22 +23,22 @@ import java.util.TreeMap;
 /**
  * Reads a job file (YAML) plus environment overrides into a validated {@link JobSpec}.
  *
- * <p><b>Keys</b> are the record component names ({@code allowedLateness}, {@code input.keyPointer});
- * unknown keys are errors, and so are duplicate keys. Durations are written {@code 500ms},
- * {@code 10s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601 ({@code PT10S}); a bare {@code 0}
- * is zero.
+ * <p><b>Keys</b> are the record component names ({@code allowedLateness}, {@code
+ * input.keyPointer}); unknown keys are errors, and so are duplicate keys. Durations are written
+ * {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601 ({@code PT10S}); a
+ * bare {@code 0} is zero.
  *
- * <p><b>Environment overrides.</b> A variable {@code SKEWER_<PATH>} sets the field at
- * {@code <PATH>}: the field path's segments upper-cased and joined by {@code _}, camelCase split
- * at each capital ({@code watermark.delay} → {@code SKEWER_WATERMARK_DELAY},
- * {@code topics.eventsPartitions} → {@code SKEWER_TOPICS_EVENTS_PARTITIONS}, {@code topK} →
- * {@code SKEWER_TOP_K}). Overrides are applied to the YAML tree before validation, so they
- * obey the same rules. Values are taken as text; {@code null} or an empty value unsets the
- * field (its default applies); a value starting with {@code [} or <code>{</code> is parsed as
- * YAML flow ({@code [0.5, 0.9]}, {@code [{name: v, pointer: /v}]}); a list field also accepts
- * comma-separated text ({@code 0.5,0.99}). A variable whose first segment names a job field
- * ({@code SKEWER_WINDOW_…}) must name an existing field, or loading fails; other
- * {@code SKEWER_} variables belong to other components and are ignored.
+ * <p><b>Environment overrides.</b> A variable {@code SKEWER_<PATH>} sets the field at {@code
+ * <PATH>}: the field path's segments upper-cased and joined by {@code _}, camelCase split at each
+ * capital ({@code watermark.delay} → {@code SKEWER_WATERMARK_DELAY}, {@code
+ * topics.eventsPartitions} → {@code SKEWER_TOPICS_EVENTS_PARTITIONS}, {@code topK} → {@code
+ * SKEWER_TOP_K}). Overrides are applied to the YAML tree before validation, so they obey the same
+ * rules. Values are taken as text; {@code null} or an empty value unsets the field (its default
+ * applies); a value starting with {@code [} or <code>{</code> is parsed as YAML flow ({@code [0.5,
+ * 0.9]}, {@code [{name: v, pointer: /v}]}); a list field also accepts comma-separated text ({@code
+ * 0.5,0.99}). A variable whose first segment names a job field ({@code SKEWER_WINDOW_…}) must name
+ * an existing field, or loading fails; other {@code SKEWER_} variables belong to other components
+ * and are ignored.
  */
 public final class JobSpecLoader {
 
@@ -70,14 +70,18 @@ public final class JobSpecLoader {
     try {
       root = YAML.readTree(yaml);
     } catch (JsonProcessingException e) {
-      throw new JobSpecException("", "not valid YAML: " + e.getOriginalMessage()
-          + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()));
+      throw new JobSpecException(
+          "",
+          "not valid YAML: "
+              + e.getOriginalMessage()
+              + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()));
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
       root = JsonNodeFactory.instance.objectNode();
     }
     if (!root.isObject()) {
-      throw new JobSpecException("", "a job file must be a YAML mapping, was " + root.getNodeType());
+      throw new JobSpecException(
+          "", "a job file must be a YAML mapping, was " + root.getNodeType());
     }
     ObjectNode tree = (ObjectNode) root;
     applyEnv(tree, env == null ? Map.of() : env);
@@ -177,7 +181,8 @@ public final class JobSpecLoader {
       try {
         return YAML.readTree(v);
       } catch (JsonProcessingException e) {
-        throw new JobSpecException("", variable + ": not valid YAML flow syntax: " + e.getOriginalMessage());
+        throw new JobSpecException(
+            "", variable + ": not valid YAML flow syntax: " + e.getOriginalMessage());
       }
     }
     return TextNode.valueOf(v);
@@ -186,17 +191,43 @@ public final class JobSpecLoader {
   private static Map<String, Map<String, ?>> schema() {
     Map<String, Map<String, ?>> root = new LinkedHashMap<>();
     root.put("name", null);
-    root.put("input", section("keyPointer", "timePointer", "timeFormat", "numericFields",
-        "distinctPointer", "quantilePointer", "frequencyPointer", "maxRecordBytes",
-        "saltSeparator", "dimensions"));
+    root.put(
+        "input",
+        section(
+            "keyPointer",
+            "timePointer",
+            "timeFormat",
+            "numericFields",
+            "distinctPointer",
+            "quantilePointer",
+            "frequencyPointer",
+            "maxRecordBytes",
+            "saltSeparator",
+            "dimensions"));
     root.put("window", section("type", "size", "hop", "gap"));
     root.put("watermark", section("delay", "idle", "maxFutureSkew", "finalizeAfterIdle"));
     root.put("allowedLateness", null);
-    root.put("sketches", section("hllPrecision", "hllSparsePrecision", "cmsEpsilon", "cmsDelta",
-        "heavyHitterCapacity", "tdigestCompression"));
+    root.put(
+        "sketches",
+        section(
+            "hllPrecision",
+            "hllSparsePrecision",
+            "cmsEpsilon",
+            "cmsDelta",
+            "heavyHitterCapacity",
+            "tdigestCompression"));
     root.put("output", section("keyField", "quantiles", "heavyHitters", "format"));
-    root.put("topics", section("events", "eventsPartitions", "partials", "partialsPartitions",
-        "results", "late", "dlq", "replicationFactor"));
+    root.put(
+        "topics",
+        section(
+            "events",
+            "eventsPartitions",
+            "partials",
+            "partialsPartitions",
+            "results",
+            "late",
+            "dlq",
+            "replicationFactor"));
     root.put("topK", null);
     return Collections.unmodifiableMap(root);
   }

@@ -8,8 +8,8 @@ public final class Pointers {
   private Pointers() {}
 
   /**
-   * Checks that {@code pointer} is a non-empty RFC 6901 pointer ({@code /a/b}, escapes
-   * {@code ~0} and {@code ~1}); throws {@link JobSpecException} naming {@code field}.
+   * Checks that {@code pointer} is a non-empty RFC 6901 pointer ({@code /a/b}, escapes {@code ~0}
+   * and {@code ~1}); throws {@link JobSpecException} naming {@code field}.
    */
   public static void validate(String field, String pointer) {
     if (pointer == null) {
@@ -47,8 +47,8 @@ public final class Pointers {
 
   /**
    * A name for output fields derived from a pointer: its segments joined by {@code _}, with
-   * characters other than letters, digits and {@code _} replaced by {@code _}:
-   * {@code /user/id} → {@code user_id}.
+   * characters other than letters, digits and {@code _} replaced by {@code _}: {@code /user/id} →
+   * {@code user_id}.
    */
   public static String name(String pointer) {
     StringBuilder sb = new StringBuilder();

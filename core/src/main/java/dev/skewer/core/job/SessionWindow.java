@@ -3,8 +3,9 @@ package dev.skewer.core.job;
 import java.time.Duration;
 
 /**
- * Per-key sessions: events closer than {@code gap} belong to one session. Nodes build partial sessions from slices of a quarter of the gap, the
- * coordinator chains them into exact sessions (see {@code dev.skewer.core.window}).
+ * Per-key sessions: events closer than {@code gap} belong to one session. Nodes build partial
+ * sessions from slices of a quarter of the gap, the coordinator chains them into exact sessions
+ * (see {@code dev.skewer.core.window}).
  *
  * @param gap the inactivity gap that ends a session; positive, whole milliseconds
  */

@@ -47,14 +47,21 @@ public record SketchesSpec(
     if (heavyHitterCapacity < 1 || heavyHitterCapacity > SketchSpec.MAX_HEAVY_HITTER_CAPACITY) {
       throw new JobSpecException(
           "heavyHitterCapacity",
-          "must be in [1, " + SketchSpec.MAX_HEAVY_HITTER_CAPACITY + "], was " + heavyHitterCapacity);
+          "must be in [1, "
+              + SketchSpec.MAX_HEAVY_HITTER_CAPACITY
+              + "], was "
+              + heavyHitterCapacity);
     }
     if (!(tdigestCompression >= SketchSpec.MIN_TDIGEST_COMPRESSION
         && tdigestCompression <= SketchSpec.MAX_TDIGEST_COMPRESSION)) {
       throw new JobSpecException(
           "tdigestCompression",
-          "must be in [" + SketchSpec.MIN_TDIGEST_COMPRESSION + ", "
-              + SketchSpec.MAX_TDIGEST_COMPRESSION + "], was " + tdigestCompression);
+          "must be in ["
+              + SketchSpec.MIN_TDIGEST_COMPRESSION
+              + ", "
+              + SketchSpec.MAX_TDIGEST_COMPRESSION
+              + "], was "
+              + tdigestCompression);
     }
   }
 

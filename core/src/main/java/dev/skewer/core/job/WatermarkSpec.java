@@ -6,10 +6,10 @@ import java.time.Duration;
  * How event time advances per source partition: bounded out-of-orderness plus idleness.
  *
  * @param delay watermark = max event time seen − delay; >= 0
- * @param idle a source partition with no events for this long is idle and does not hold the
- *     global watermark back; > 0
- * @param maxFutureSkew an event time further ahead of the wall clock goes to the DLQ
- *     ({@code FUTURE_TIME}); > 0
+ * @param idle a source partition with no events for this long is idle and does not hold the global
+ *     watermark back; > 0
+ * @param maxFutureSkew an event time further ahead of the wall clock goes to the DLQ ({@code
+ *     FUTURE_TIME}); > 0
  * @param finalizeAfterIdle null (never) or > 0: when a source partition has been idle this long,
  *     its open windows are closed as if its watermark had reached their end — end-of-input
  *     behaviour for bounded runs (benchmarks, tests)

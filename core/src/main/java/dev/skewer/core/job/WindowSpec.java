@@ -3,12 +3,14 @@ package dev.skewer.core.job;
 import java.time.Duration;
 
 /**
- * The windows results are computed over: tumbling, hopping (sliding) and session windows, all
- * run by the node and coordinator by event time with watermarks and allowed lateness.
+ * The windows results are computed over: tumbling, hopping (sliding) and session windows, all run
+ * by the node and coordinator by event time with watermarks and allowed lateness.
  */
 public sealed interface WindowSpec permits TumblingWindow, HoppingWindow, SessionWindow {
 
-  /** The {@code type} written in the job file: {@code tumbling}, {@code hopping}, {@code session}. */
+  /**
+   * The {@code type} written in the job file: {@code tumbling}, {@code hopping}, {@code session}.
+   */
   String type();
 
   /** Whether the node and coordinator can run this kind of window yet. */

@@ -11,11 +11,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * How to reach Kafka: the bootstrap servers plus arbitrary client properties (security,
- * timeouts), which are applied last and so override Skewer's defaults.
+ * How to reach Kafka: the bootstrap servers plus arbitrary client properties (security, timeouts),
+ * which are applied last and so override Skewer's defaults.
  *
- * <p>Record keys are strings and values byte arrays in every config built here (event keys,
- * partial keys and result keys are all strings; values are JSON or binary).
+ * <p>Record keys are strings and values byte arrays in every config built here (event keys, partial
+ * keys and result keys are all strings; values are JSON or binary).
  *
  * @param bootstrapServers {@code host:port[,host:port...]}; non-blank
  * @param clientProperties extra client properties; null means none
@@ -27,7 +27,8 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
   public KafkaSettings {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
       throw new IllegalArgumentException(
-          "bootstrapServers must be non-blank, was " + (bootstrapServers == null ? "null" : "'" + bootstrapServers + "'"));
+          "bootstrapServers must be non-blank, was "
+              + (bootstrapServers == null ? "null" : "'" + bootstrapServers + "'"));
     }
     clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
   }
@@ -38,8 +39,8 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
   }
 
   /**
-   * A consumer in group {@code groupId}: String keys, byte[] values, manual commits,
-   * {@code auto.offset.reset=earliest}, {@code isolation.level=read_committed}.
+   * A consumer in group {@code groupId}: String keys, byte[] values, manual commits, {@code
+   * auto.offset.reset=earliest}, {@code isolation.level=read_committed}.
    */
   public Map<String, Object> consumerConfig(String groupId) {
     Map<String, Object> c = base();

@@ -27,12 +27,11 @@ import org.slf4j.LoggerFactory;
  * Creates the topics of a job if they are missing. Idempotent and safe to run from several
  * processes at once (a concurrent creator's {@link TopicExistsException} is success).
  *
- * <p>Partitions: {@code events}, {@code late} and {@code dlq} get {@code eventsPartitions};
- * {@code partials} and {@code results} get {@code partialsPartitions}. {@code results} is
- * compacted ({@code cleanup.policy=compact}): it is an upsert log keyed by
- * {@code <key>@<windowStart>}. An existing topic is left as it is; if its partition count
- * differs from the job's, a WARN says so (Skewer works with any count, but the job file and
- * the cluster disagree).
+ * <p>Partitions: {@code events}, {@code late} and {@code dlq} get {@code eventsPartitions}; {@code
+ * partials} and {@code results} get {@code partialsPartitions}. {@code results} is compacted
+ * ({@code cleanup.policy=compact}): it is an upsert log keyed by {@code <key>@<windowStart>}. An
+ * existing topic is left as it is; if its partition count differs from the job's, a WARN says so
+ * (Skewer works with any count, but the job file and the cluster disagree).
  *
  * <p>Blocking: run it on a worker thread, never on an event loop.
  */
@@ -48,12 +47,12 @@ public final class TopicProvisioner {
   }
 
   /**
-   * Creates the missing topics of {@code topics}, waiting at most about {@code timeout} per
-   * step (describe, create).
+   * Creates the missing topics of {@code topics}, waiting at most about {@code timeout} per step
+   * (describe, create).
    *
    * @param extraConfigs topic configs applied to every created topic (e.g. {@code retention.ms=-1}
-   *     for benchmarks whose event times lie in the past); {@code results} keeps
-   *     {@code cleanup.policy=compact} unless {@code extraConfigs} overrides it
+   *     for benchmarks whose event times lie in the past); {@code results} keeps {@code
+   *     cleanup.policy=compact} unless {@code extraConfigs} overrides it
    * @throws KafkaException when Kafka fails or the timeout passes
    */
   public static void ensureTopics(
@@ -109,16 +108,19 @@ public final class TopicProvisioner {
     Map<String, String> compacted = new HashMap<>();
     compacted.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
     compacted.putAll(extraConfigs);
-    wanted.put(topics.events(),
+    wanted.put(
+        topics.events(),
         new NewTopic(topics.events(), topics.eventsPartitions(), rf).configs(plain));
-    wanted.put(topics.partials(),
+    wanted.put(
+        topics.partials(),
         new NewTopic(topics.partials(), topics.partialsPartitions(), rf).configs(plain));
-    wanted.put(topics.results(),
+    wanted.put(
+        topics.results(),
         new NewTopic(topics.results(), topics.partialsPartitions(), rf).configs(compacted));
-    wanted.put(topics.late(),
-        new NewTopic(topics.late(), topics.eventsPartitions(), rf).configs(plain));
-    wanted.put(topics.dlq(),
-        new NewTopic(topics.dlq(), topics.eventsPartitions(), rf).configs(plain));
+    wanted.put(
+        topics.late(), new NewTopic(topics.late(), topics.eventsPartitions(), rf).configs(plain));
+    wanted.put(
+        topics.dlq(), new NewTopic(topics.dlq(), topics.eventsPartitions(), rf).configs(plain));
     return wanted;
   }
 

@@ -35,25 +35,25 @@ import java.util.List;
  *  "user_attributes": {}}
  * }</pre>
  *
- * <p>Session jobs (the seed's session envelope) write {@code "session_start_ms",
- * "session_end_ms"} (the first and last event times, both inclusive: the session's half-open
- * interval is {@code [windowStartMs, windowEndMs)} with {@code windowEndMs} = last event + 1),
- * {@code "event_count"} and {@code "duration_ms"} (last − first) in place of the window bounds; a session merged into
+ * <p>Session jobs (the seed's session envelope) write {@code "session_start_ms", "session_end_ms"}
+ * (the first and last event times, both inclusive: the session's half-open interval is {@code
+ * [windowStartMs, windowEndMs)} with {@code windowEndMs} = last event + 1), {@code "event_count"}
+ * and {@code "duration_ms"} (last − first) in place of the window bounds; a session merged into
  * another by a late bridging event is rewritten once with an empty aggregate and {@code
  * "superseded_by": "<key>@<start of the surviving session>"} (see docs/windows.md).
  *
- * <p>{@code timestamp} is the window (session) start in UTC, as in the seed's ksqlDB
- * {@code TIMESTAMPTOSTRING(WINDOWSTART, 'yyyy-MM-dd HH:mm:ss', 'UTC')}. Names: {@code <f>} is the
- * numeric field's name; {@code <d>}, {@code <q>}, {@code <h>} are derived from the pointer
- * ({@code /user/id} → {@code user_id}, see {@link dev.skewer.core.job.InputSpec#distinctName()});
- * quantile labels come from {@link OutputSpec#quantileLabel(double)} ({@code p50},
- * {@code p99}, {@code p99_9}). {@code min_}/{@code max_} are omitted when the field had no
- * value in the window, quantiles when there was no quantile value; the top list is omitted when
- * {@code output.heavyHitters} is 0. {@code error} is the heavy hitter's maximal overestimate
- * (true count in [estimate − error, estimate]); {@code rse} the relative standard error of the
- * distinct count; {@code rank_error} the quantile's rank error (0 when exact). A non-finite
- * number (a sum that overflowed) is written as {@code null}. {@code revision} is 0 for the
- * final result and counts revisions after it.
+ * <p>{@code timestamp} is the window (session) start in UTC, as in the seed's ksqlDB {@code
+ * TIMESTAMPTOSTRING(WINDOWSTART, 'yyyy-MM-dd HH:mm:ss', 'UTC')}. Names: {@code <f>} is the numeric
+ * field's name; {@code <d>}, {@code <q>}, {@code <h>} are derived from the pointer ({@code
+ * /user/id} → {@code user_id}, see {@link dev.skewer.core.job.InputSpec#distinctName()}); quantile
+ * labels come from {@link OutputSpec#quantileLabel(double)} ({@code p50}, {@code p99}, {@code
+ * p99_9}). {@code min_}/{@code max_} are omitted when the field had no value in the window,
+ * quantiles when there was no quantile value; the top list is omitted when {@code
+ * output.heavyHitters} is 0. {@code error} is the heavy hitter's maximal overestimate (true count
+ * in [estimate − error, estimate]); {@code rse} the relative standard error of the distinct count;
+ * {@code rank_error} the quantile's rank error (0 when exact). A non-finite number (a sum that
+ * overflowed) is written as {@code null}. {@code revision} is 0 for the final result and counts
+ * revisions after it.
  *
  * <p>Thread-safe (immutable; a generator per call).
  */
@@ -128,8 +128,8 @@ public final class ResultFormatter {
    * session whose first event is at {@code windowStartMs} and last at {@code windowEndMs - 1}.
    *
    * @param dimensions values in {@code input.dimensions} order (null entries omitted), or null
-   * @param supersededBy for a session merged into another one: the result key of the session
-   *     that absorbed it (the aggregate is then empty); null otherwise
+   * @param supersededBy for a session merged into another one: the result key of the session that
+   *     absorbed it (the aggregate is then empty); null otherwise
    */
   public byte[] format(
       String key,

@@ -6,9 +6,9 @@ package dev.skewer.core.window;
  * slice, so per-event cost and per-slice state do not grow with size/hop. Immutable and
  * thread-safe.
  *
- * <p>Implementation note: the slicing ("panes") is that of Li et al., "No pane, no gain:
- * efficient evaluation of sliding-window aggregates over data streams", SIGMOD Record 2005; the
- * coordinator, not the node, composes windows from panes.
+ * <p>Implementation note: the slicing ("panes") is that of Li et al., "No pane, no gain: efficient
+ * evaluation of sliding-window aggregates over data streams", SIGMOD Record 2005; the coordinator,
+ * not the node, composes windows from panes.
  */
 public final class HoppingWindowAssigner implements WindowAssigner {
 
@@ -57,7 +57,12 @@ public final class HoppingWindowAssigner implements WindowAssigner {
 
   @Override
   public String toString() {
-    return "HoppingWindowAssigner[sizeMs=" + shape.sizeMs() + ", hopMs=" + shape.hopMs()
-        + ", sliceMs=" + sliceMs + "]";
+    return "HoppingWindowAssigner[sizeMs="
+        + shape.sizeMs()
+        + ", hopMs="
+        + shape.hopMs()
+        + ", sliceMs="
+        + sliceMs
+        + "]";
   }
 }

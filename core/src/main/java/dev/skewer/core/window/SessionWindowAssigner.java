@@ -1,16 +1,16 @@
 package dev.skewer.core.window;
 
 /**
- * Session slices: epoch-aligned slices of {@code max(1, gap / 4)} ms. Two events of one slice
- * are less than the gap apart, so a slice's events always belong to one session; a node keeps
- * per (key, slice) the aggregate plus the first and last event time, and the coordinator chains
- * slice extents less than the gap apart into sessions. Immutable and thread-safe.
+ * Session slices: epoch-aligned slices of {@code max(1, gap / 4)} ms. Two events of one slice are
+ * less than the gap apart, so a slice's events always belong to one session; a node keeps per (key,
+ * slice) the aggregate plus the first and last event time, and the coordinator chains slice extents
+ * less than the gap apart into sessions. Immutable and thread-safe.
  *
  * <p>A session ending at {@code e} is final once the global watermark reaches {@link
  * #closeBoundaryMs} {@code (e)}: the first slice boundary at or after {@code e + gap} (between
  * {@code e + gap} and {@code e + gap + gap/4}), because only then has every node emitted every
- * slice that could still extend it. Finer slices would close sessions sooner at the price of
- * more Partials per session.
+ * slice that could still extend it. Finer slices would close sessions sooner at the price of more
+ * Partials per session.
  */
 public final class SessionWindowAssigner implements WindowAssigner {
 
@@ -20,7 +20,9 @@ public final class SessionWindowAssigner implements WindowAssigner {
   private final WindowShape.Session shape;
   private final long sliceMs;
 
-  /** @param gapMs the inactivity gap, > 0 */
+  /**
+   * @param gapMs the inactivity gap, > 0
+   */
   public SessionWindowAssigner(long gapMs) {
     this.shape = new WindowShape.Session(gapMs);
     this.sliceMs = sliceMs(gapMs);
@@ -32,8 +34,8 @@ public final class SessionWindowAssigner implements WindowAssigner {
   }
 
   /**
-   * The watermark at which a session whose last event is at {@code lastEventMs} is final: the
-   * first multiple of {@code sliceMs} at or after {@code lastEventMs + gapMs}.
+   * The watermark at which a session whose last event is at {@code lastEventMs} is final: the first
+   * multiple of {@code sliceMs} at or after {@code lastEventMs + gapMs}.
    */
   public static long closeBoundaryMs(long lastEventMs, long gapMs, long sliceMs) {
     long t = lastEventMs + gapMs;
@@ -65,8 +67,8 @@ public final class SessionWindowAssigner implements WindowAssigner {
   }
 
   /**
-   * The slice end: once the watermark passes it + allowed lateness the coordinator may have
-   * dropped sessions the event could join, so the event is late.
+   * The slice end: once the watermark passes it + allowed lateness the coordinator may have dropped
+   * sessions the event could join, so the event is late.
    */
   @Override
   public long lateBoundaryMs(long sliceStartMs) {

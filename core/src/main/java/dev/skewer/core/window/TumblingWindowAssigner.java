@@ -8,7 +8,9 @@ public final class TumblingWindowAssigner implements WindowAssigner {
 
   private final long sizeMs;
 
-  /** @param sizeMs the window size in milliseconds, > 0 */
+  /**
+   * @param sizeMs the window size in milliseconds, > 0
+   */
   public TumblingWindowAssigner(long sizeMs) {
     if (sizeMs <= 0) {
       throw new IllegalArgumentException("sizeMs must be > 0, was " + sizeMs);

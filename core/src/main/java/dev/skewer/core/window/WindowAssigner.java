@@ -6,15 +6,15 @@ import dev.skewer.core.job.TumblingWindow;
 import dev.skewer.core.job.WindowSpec;
 
 /**
- * Assigns event times to slices: the non-overlapping, epoch-aligned intervals
- * {@code [windowStartMs, windowEndMs)} that nodes pre-aggregate. For tumbling windows a slice is
- * the window; hopping windows use slices of gcd(size, hop) and sessions slices of at most the
- * gap, so each event updates exactly one slice whatever the overlap. Implementations are
- * immutable, thread-safe and allocate nothing per call.
+ * Assigns event times to slices: the non-overlapping, epoch-aligned intervals {@code
+ * [windowStartMs, windowEndMs)} that nodes pre-aggregate. For tumbling windows a slice is the
+ * window; hopping windows use slices of gcd(size, hop) and sessions slices of at most the gap, so
+ * each event updates exactly one slice whatever the overlap. Implementations are immutable,
+ * thread-safe and allocate nothing per call.
  *
- * <p>Per slice, three instants drive a node: the slice is emitted once the watermark reaches
- * its end; an event of it is late, and the slice is dropped, once the watermark reaches
- * {@link #lateBoundaryMs} + allowed lateness; at end of input the watermark moves to {@link
+ * <p>Per slice, three instants drive a node: the slice is emitted once the watermark reaches its
+ * end; an event of it is late, and the slice is dropped, once the watermark reaches {@link
+ * #lateBoundaryMs} + allowed lateness; at end of input the watermark moves to {@link
  * #finalWatermarkMs} of the latest slice so the coordinator can close everything.
  */
 public interface WindowAssigner {
@@ -32,8 +32,8 @@ public interface WindowAssigner {
 
   /**
    * The instant that, plus allowed lateness, makes the events of the slice starting at {@code
-   * sliceStartMs} late: the end of the earliest result the slice contributes to. An event is
-   * either in every result it belongs to or routed to the late topic, never in some only.
+   * sliceStartMs} late: the end of the earliest result the slice contributes to. An event is either
+   * in every result it belongs to or routed to the late topic, never in some only.
    */
   default long lateBoundaryMs(long sliceStartMs) {
     return windowEndMs(sliceStartMs);

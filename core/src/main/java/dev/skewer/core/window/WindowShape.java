@@ -1,16 +1,16 @@
 package dev.skewer.core.window;
 
 /**
- * How the coordinator composes results from the slices nodes pre-aggregate. Every Partial
- * carries its shape, so the coordinator needs no window configuration of its own and refuses
- * Partials of a shape it is not merging (a misconfigured node).
+ * How the coordinator composes results from the slices nodes pre-aggregate. Every Partial carries
+ * its shape, so the coordinator needs no window configuration of its own and refuses Partials of a
+ * shape it is not merging (a misconfigured node).
  *
  * <ul>
  *   <li>{@link Tumbling}: a slice is a window; its Partial is a result's share.
- *   <li>{@link Hopping}: slices of gcd(size, hop); the window {@code [w, w + size)} (w a
- *       multiple of hop) is the union of the slices inside it.
- *   <li>{@link Session}: slices of at most the gap, each carrying the first and last event time
- *       it saw; sessions are chains of slice extents less than {@code gap} apart.
+ *   <li>{@link Hopping}: slices of gcd(size, hop); the window {@code [w, w + size)} (w a multiple
+ *       of hop) is the union of the slices inside it.
+ *   <li>{@link Session}: slices of at most the gap, each carrying the first and last event time it
+ *       saw; sessions are chains of slice extents less than {@code gap} apart.
  * </ul>
  */
 public sealed interface WindowShape {

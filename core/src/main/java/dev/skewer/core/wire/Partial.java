@@ -6,12 +6,12 @@ import java.util.Objects;
 
 /**
  * One source partition's aggregate of one (key, slice), as of {@code version}. The coordinator
- * keeps the latest Partial per source partition (replace, never add), and drops Partials from
- * an epoch older than the newest it has seen for that source partition.
+ * keeps the latest Partial per source partition (replace, never add), and drops Partials from an
+ * epoch older than the newest it has seen for that source partition.
  *
- * <p>The {@code aggregate} and {@code dimensions} arrays are not copied (the hot path hands
- * them over); treat them as immutable. {@code equals}, {@code hashCode} and {@code toString}
- * use their content.
+ * <p>The {@code aggregate} and {@code dimensions} arrays are not copied (the hot path hands them
+ * over); treat them as immutable. {@code equals}, {@code hashCode} and {@code toString} use their
+ * content.
  *
  * @param sourcePartition the events partition, >= 0
  * @param epoch the fencing epoch of the sending node, >= 0
@@ -23,8 +23,8 @@ import java.util.Objects;
  * @param shape how the coordinator composes results from this slice; non-null
  * @param firstEventMs the earliest event time folded in, in [windowStartMs, lastEventMs]
  * @param lastEventMs the latest event time folded in, in [firstEventMs, windowEndMs)
- * @param dimensions the configured dimensions' values of the earliest event folded in
- *     ({@code input.dimensions} order, null where absent); non-null, at most 255 entries
+ * @param dimensions the configured dimensions' values of the earliest event folded in ({@code
+ *     input.dimensions} order, null where absent); non-null, at most 255 entries
  */
 public record Partial(
     int sourcePartition,
@@ -42,6 +42,7 @@ public record Partial(
 
   /** No dimensions. */
   public static final String[] NO_DIMENSIONS = new String[0];
+
   /** The most dimensions a Partial carries. */
   public static final int MAX_DIMENSIONS = 255;
 
@@ -56,7 +57,8 @@ public record Partial(
       throw new IllegalArgumentException("version must be >= 0, was " + version);
     }
     if (key == null || key.isEmpty()) {
-      throw new IllegalArgumentException("key must be non-empty, was " + (key == null ? "null" : "''"));
+      throw new IllegalArgumentException(
+          "key must be non-empty, was " + (key == null ? "null" : "''"));
     }
     if (windowEndMs <= windowStartMs) {
       throw new IllegalArgumentException(
@@ -66,8 +68,12 @@ public record Partial(
     Objects.requireNonNull(shape, "shape");
     if (firstEventMs < windowStartMs || firstEventMs > lastEventMs) {
       throw new IllegalArgumentException(
-          "firstEventMs must be in [windowStartMs (" + windowStartMs + "), lastEventMs ("
-              + lastEventMs + ")], was " + firstEventMs);
+          "firstEventMs must be in [windowStartMs ("
+              + windowStartMs
+              + "), lastEventMs ("
+              + lastEventMs
+              + ")], was "
+              + firstEventMs);
     }
     if (lastEventMs >= windowEndMs) {
       throw new IllegalArgumentException(
@@ -125,18 +131,44 @@ public record Partial(
   public int hashCode() {
     int h =
         Objects.hash(
-            sourcePartition, epoch, version, key, windowStartMs, windowEndMs, shape, firstEventMs,
+            sourcePartition,
+            epoch,
+            version,
+            key,
+            windowStartMs,
+            windowEndMs,
+            shape,
+            firstEventMs,
             lastEventMs);
     return 31 * (31 * h + Arrays.hashCode(aggregate)) + Arrays.hashCode(dimensions);
   }
 
   @Override
   public String toString() {
-    return "Partial[sourcePartition=" + sourcePartition + ", epoch=" + epoch + ", version="
-        + version + ", key=" + key + ", windowStartMs=" + windowStartMs + ", windowEndMs="
-        + windowEndMs + ", aggregate=" + aggregate.length + " bytes #"
-        + Integer.toHexString(Arrays.hashCode(aggregate)) + ", shape=" + shape + ", firstEventMs="
-        + firstEventMs + ", lastEventMs=" + lastEventMs + ", dimensions="
-        + Arrays.toString(dimensions) + "]";
+    return "Partial[sourcePartition="
+        + sourcePartition
+        + ", epoch="
+        + epoch
+        + ", version="
+        + version
+        + ", key="
+        + key
+        + ", windowStartMs="
+        + windowStartMs
+        + ", windowEndMs="
+        + windowEndMs
+        + ", aggregate="
+        + aggregate.length
+        + " bytes #"
+        + Integer.toHexString(Arrays.hashCode(aggregate))
+        + ", shape="
+        + shape
+        + ", firstEventMs="
+        + firstEventMs
+        + ", lastEventMs="
+        + lastEventMs
+        + ", dimensions="
+        + Arrays.toString(dimensions)
+        + "]";
   }
 }

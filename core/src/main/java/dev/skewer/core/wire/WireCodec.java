@@ -11,19 +11,23 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Encodes and decodes {@link PartialsMessage}s in the layout of the package documentation.
- * Thread-safe (stateless). {@link #decode} throws {@link WireFormatException} and nothing else
- * for any input, and allocates no more than the input's length warrants.
+ * Thread-safe (stateless). {@link #decode} throws {@link WireFormatException} and nothing else for
+ * any input, and allocates no more than the input's length warrants.
  */
 public final class WireCodec {
 
   /** The format version written in byte 0. */
   public static final byte FORMAT_VERSION = 2;
+
   /** The previous format version, still read (its Partials are tumbling, with no extent). */
   public static final byte FORMAT_VERSION_1 = 1;
+
   /** Type tag of {@link Partial}. */
   public static final byte TAG_PARTIAL = 1;
+
   /** Type tag of {@link Watermark}. */
   public static final byte TAG_WATERMARK = 2;
+
   /** The longest key, in UTF-8 bytes. */
   public static final int MAX_KEY_BYTES = 65_536;
 
@@ -36,9 +40,9 @@ public final class WireCodec {
   private WireCodec() {}
 
   /**
-   * Encodes {@code message}. Throws {@link IllegalArgumentException} when a Partial's key is
-   * longer than {@link #MAX_KEY_BYTES} in UTF-8. Keys should be well-formed UTF-16 (the event
-   * decoder guarantees it); a lone surrogate would be encoded as {@code ?}.
+   * Encodes {@code message}. Throws {@link IllegalArgumentException} when a Partial's key is longer
+   * than {@link #MAX_KEY_BYTES} in UTF-8. Keys should be well-formed UTF-16 (the event decoder
+   * guarantees it); a lone surrogate would be encoded as {@code ?}.
    */
   public static byte[] encode(PartialsMessage message) {
     if (message instanceof Partial p) {
@@ -55,8 +59,12 @@ public final class WireCodec {
           dimBytes[i] = dims[i].getBytes(StandardCharsets.UTF_8);
           if (dimBytes[i].length > MAX_DIMENSION_BYTES) {
             throw new IllegalArgumentException(
-                "dimension " + i + " must be at most " + MAX_DIMENSION_BYTES
-                    + " UTF-8 bytes, was " + dimBytes[i].length);
+                "dimension "
+                    + i
+                    + " must be at most "
+                    + MAX_DIMENSION_BYTES
+                    + " UTF-8 bytes, was "
+                    + dimBytes[i].length);
           }
           dimsLength += dimBytes[i].length;
         }
@@ -107,8 +115,13 @@ public final class WireCodec {
     }
     if (bytes[0] != FORMAT_VERSION && bytes[0] != FORMAT_VERSION_1) {
       throw new WireFormatException(
-          "unsupported format version " + bytes[0] + " (this reader knows " + FORMAT_VERSION_1
-              + " and " + FORMAT_VERSION + ")");
+          "unsupported format version "
+              + bytes[0]
+              + " (this reader knows "
+              + FORMAT_VERSION_1
+              + " and "
+              + FORMAT_VERSION
+              + ")");
     }
     ByteBuffer b = ByteBuffer.wrap(bytes, 2, bytes.length - 2);
     try {
@@ -177,22 +190,37 @@ public final class WireCodec {
       }
       if (length < 0 || length > MAX_DIMENSION_BYTES || length > b.remaining()) {
         throw new WireFormatException(
-            "dimension length " + length + " is not in [-1, " + MAX_DIMENSION_BYTES
-                + "] or exceeds the " + b.remaining() + " bytes remaining");
+            "dimension length "
+                + length
+                + " is not in [-1, "
+                + MAX_DIMENSION_BYTES
+                + "] or exceeds the "
+                + b.remaining()
+                + " bytes remaining");
       }
       dims[i] = utf8(b, length, "dimension");
     }
     String key = key(b);
     byte[] aggregate = aggregate(b);
     return new Partial(
-        sourcePartition, epoch, version, key, windowStartMs, windowEndMs, aggregate, shape,
-        firstEventMs, lastEventMs, dims);
+        sourcePartition,
+        epoch,
+        version,
+        key,
+        windowStartMs,
+        windowEndMs,
+        aggregate,
+        shape,
+        firstEventMs,
+        lastEventMs,
+        dims);
   }
 
   private static String key(ByteBuffer b) {
     int keyLength = b.getInt();
     if (keyLength < 1 || keyLength > MAX_KEY_BYTES) {
-      throw new WireFormatException("key length must be in [1, " + MAX_KEY_BYTES + "], was " + keyLength);
+      throw new WireFormatException(
+          "key length must be in [1, " + MAX_KEY_BYTES + "], was " + keyLength);
     }
     if (keyLength > b.remaining()) {
       throw new WireFormatException(
@@ -205,7 +233,10 @@ public final class WireCodec {
     int aggregateLength = b.getInt();
     if (aggregateLength < 0 || aggregateLength != b.remaining()) {
       throw new WireFormatException(
-          "aggregate length " + aggregateLength + " does not match the " + b.remaining()
+          "aggregate length "
+              + aggregateLength
+              + " does not match the "
+              + b.remaining()
               + " bytes remaining");
     }
     byte[] aggregate = new byte[aggregateLength];

@@ -1,16 +1,16 @@
 /**
- * The binary messages of the partials topic, stage 1 → stage 2: {@link dev.skewer.core.wire.Partial}
- * (one source partition's aggregate of one key and slice) and
- * {@link dev.skewer.core.wire.Watermark} (one source partition's event-time progress).
- * {@link dev.skewer.core.wire.WireCodec} is the only way on and off the wire; decoding checks
- * every length against the bytes that remain before allocating and throws only
- * {@link dev.skewer.core.wire.WireFormatException}.
+ * The binary messages of the partials topic, stage 1 → stage 2: {@link
+ * dev.skewer.core.wire.Partial} (one source partition's aggregate of one key and slice) and {@link
+ * dev.skewer.core.wire.Watermark} (one source partition's event-time progress). {@link
+ * dev.skewer.core.wire.WireCodec} is the only way on and off the wire; decoding checks every length
+ * against the bytes that remain before allocating and throws only {@link
+ * dev.skewer.core.wire.WireFormatException}.
  *
  * <p>Layout, format version 2; integers are big-endian, strings UTF-8, no padding, no trailing
- * bytes. Any change to this table bumps the version byte. Version 2 added the event extent,
- * the window shape and the dimensions to the Partial (hopping and session windows); readers
- * still accept version 1 Partials (tumbling, extent = the whole slice, no dimensions) and
- * Watermarks, whose layout did not change.
+ * bytes. Any change to this table bumps the version byte. Version 2 added the event extent, the
+ * window shape and the dimensions to the Partial (hopping and session windows); readers still
+ * accept version 1 Partials (tumbling, extent = the whole slice, no dimensions) and Watermarks,
+ * whose layout did not change.
  *
  * <pre>
  * common header

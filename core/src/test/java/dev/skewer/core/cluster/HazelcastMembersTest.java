@@ -26,16 +26,22 @@ class HazelcastMembersTest {
     HazelcastInstance coordinator = null;
     try {
       // when
-      node = HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
-      coordinator = HazelcastMembers.start(
-          ClusterSettings.loopback(cluster, p2, members), "coordinator-1", "coordinator");
+      node =
+          HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
+      coordinator =
+          HazelcastMembers.start(
+              ClusterSettings.loopback(cluster, p2, members), "coordinator-1", "coordinator");
 
       // then: start returns after the join, so both see each other at once
       assertThat(node.getCluster().getMembers()).hasSize(2);
-      assertThat(coordinator.getCluster().getMembers().stream()
-              .map(m -> m.getAttribute(HazelcastMembers.ROLE_ATTRIBUTE) + "/"
-                  + m.getAttribute(HazelcastMembers.NAME_ATTRIBUTE))
-              .collect(Collectors.toSet()))
+      assertThat(
+              coordinator.getCluster().getMembers().stream()
+                  .map(
+                      m ->
+                          m.getAttribute(HazelcastMembers.ROLE_ATTRIBUTE)
+                              + "/"
+                              + m.getAttribute(HazelcastMembers.NAME_ATTRIBUTE))
+                  .collect(Collectors.toSet()))
           .containsExactlyInAnyOrder("node/node-1", "coordinator/coordinator-1");
       Member local = node.getCluster().getLocalMember();
       assertThat(local.getAddress().getPort()).isEqualTo(p1);
@@ -51,9 +57,12 @@ class HazelcastMembersTest {
 
   @Test
   void shouldConfigureKubernetesDiscoveryWithoutStartingAMember() {
-    Config config = HazelcastMembers.config(
-        new ClusterSettings("skewer", "0.0.0.0", 5701, List.of(), true, "skewer-hz.default.svc.cluster.local"),
-        "node-1", "node");
+    Config config =
+        HazelcastMembers.config(
+            new ClusterSettings(
+                "skewer", "0.0.0.0", 5701, List.of(), true, "skewer-hz.default.svc.cluster.local"),
+            "node-1",
+            "node");
 
     JoinConfig join = config.getNetworkConfig().getJoin();
     assertThat(join.getKubernetesConfig().isEnabled()).isTrue();
@@ -66,7 +75,8 @@ class HazelcastMembersTest {
     assertThat(config.getProperty("hazelcast.heartbeat.interval.seconds")).isEqualTo("1");
     assertThat(config.getProperty("hazelcast.max.no.heartbeat.seconds")).isEqualTo("5");
     assertThat(config.getMemberAttributeConfig().getAttributes())
-        .containsEntry("skewer.role", "node").containsEntry("skewer.name", "node-1");
+        .containsEntry("skewer.role", "node")
+        .containsEntry("skewer.name", "node-1");
   }
 
   @Test

@@ -22,9 +22,10 @@ class EventDecoderFuzzTest {
 
   @Test
   void shouldNeverThrowWhenValidEventsAreMutated() {
-    byte[] seed = ("{\"key\":\"ad42#3\",\"ts\":\"2023-11-14T22:13:20.5+01:00\",\"value\":12.5,"
-        + "\"m\":{\"cost\":-3},\"user\":{\"id\":\"u1\"},\"country\":\"ie\"}")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] seed =
+        ("{\"key\":\"ad42#3\",\"ts\":\"2023-11-14T22:13:20.5+01:00\",\"value\":12.5,"
+                + "\"m\":{\"cost\":-3},\"user\":{\"id\":\"u1\"},\"country\":\"ie\"}")
+            .getBytes(StandardCharsets.UTF_8);
     Random random = new Random(42);
     int ok = 0;
     for (int i = 0; i < 20_000; i++) {
@@ -37,7 +38,8 @@ class EventDecoderFuzzTest {
             b[pos] = (byte) random.nextInt(256);
             break;
           case 1:
-            b[pos] = (byte) "{}[]\":,0123456789.eE+-NaInfity \\tnulrsTZ#".charAt(random.nextInt(41));
+            b[pos] =
+                (byte) "{}[]\":,0123456789.eE+-NaInfity \\tnulrsTZ#".charAt(random.nextInt(41));
             break;
           default:
             b = java.util.Arrays.copyOf(b, pos);
@@ -55,7 +57,11 @@ class EventDecoderFuzzTest {
 
   @Property(tries = 500)
   void shouldAgreeWithJavaTimeOnIsoInstants(
-      @ForAll @LongRange(min = -62_135_596_800_000L + 64_800_000L, max = 253_402_300_799_999L - 64_800_000L) long ms,
+      @ForAll
+          @LongRange(
+              min = -62_135_596_800_000L + 64_800_000L,
+              max = 253_402_300_799_999L - 64_800_000L)
+          long ms,
       @ForAll @IntRange(min = -18 * 4, max = 18 * 4) int quarterHours) {
     ZoneOffset offset = ZoneOffset.ofTotalSeconds(quarterHours * 900);
     String iso = OffsetDateTime.ofInstant(Instant.ofEpochMilli(ms), offset).toString();

@@ -39,9 +39,11 @@ class EventDecoderTest {
 
   @Test
   void shouldDecodeEveryMappedFieldWhenTheEventIsComplete() {
-    DlqReason r = decode("{\"key\":\"ad42#3\",\"ts\":1700000000000,\"value\":12.5,"
-        + "\"m\":{\"other\":[1,{\"x\":2}],\"cost\":-3},\"user\":{\"id\":\"u1\"},\"country\":\"ie\","
-        + "\"ctx\":{\"channel\":\"web\"},\"ignored\":{\"deep\":[true,null]}}");
+    DlqReason r =
+        decode(
+            "{\"key\":\"ad42#3\",\"ts\":1700000000000,\"value\":12.5,"
+                + "\"m\":{\"other\":[1,{\"x\":2}],\"cost\":-3},\"user\":{\"id\":\"u1\"},\"country\":\"ie\","
+                + "\"ctx\":{\"channel\":\"web\"},\"ignored\":{\"deep\":[true,null]}}");
 
     assertThat(r).isNull();
     assertThat(event.key()).isEqualTo("ad42");
@@ -76,8 +78,11 @@ class EventDecoderTest {
 
   @Test
   void shouldTakeScalarItemsAsTextAndIgnoreStructuredOnes() {
-    assertThat(decode("{\"key\":\"a\",\"ts\":1,\"user\":{\"id\":123},\"country\":true,"
-        + "\"ctx\":{\"channel\":[1]}}")).isNull();
+    assertThat(
+            decode(
+                "{\"key\":\"a\",\"ts\":1,\"user\":{\"id\":123},\"country\":true,"
+                    + "\"ctx\":{\"channel\":[1]}}"))
+        .isNull();
     assertThat(event.distinctItem()).isEqualTo("123");
     assertThat(event.frequencyItem()).isEqualTo("true");
     assertThat(event.dimensions()).containsOnlyNulls();
@@ -99,11 +104,25 @@ class EventDecoderTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "{", "{\"key\":\"a\",\"ts\":1", "{\"key\":\"a\",\"ts\":1}}", "{\"key\":\"a\",\"ts\":1} x",
-      "{\"key\":\"a\",\"ts\":1}{}", "{\"key\":\"a\" \"ts\":1}", "{key:\"a\"}", "{'key':'a'}",
-      "[1,2", "nul", "{\"key\":\"a\",\"ts\":1,}", "{\"key\":\"a\",\"ts\":01}", "\u0000",
-      "{\"key\":\"a\",\"ts\":1,\"x\":[1,2}", "{\"a\":\"\\q\"}", "{\"a\":\"unterminated}"})
+  @ValueSource(
+      strings = {
+        "{",
+        "{\"key\":\"a\",\"ts\":1",
+        "{\"key\":\"a\",\"ts\":1}}",
+        "{\"key\":\"a\",\"ts\":1} x",
+        "{\"key\":\"a\",\"ts\":1}{}",
+        "{\"key\":\"a\" \"ts\":1}",
+        "{key:\"a\"}",
+        "{'key':'a'}",
+        "[1,2",
+        "nul",
+        "{\"key\":\"a\",\"ts\":1,}",
+        "{\"key\":\"a\",\"ts\":01}",
+        "\u0000",
+        "{\"key\":\"a\",\"ts\":1,\"x\":[1,2}",
+        "{\"a\":\"\\q\"}",
+        "{\"a\":\"unterminated}"
+      })
   void shouldReportNotJsonWhenTheSyntaxIsBroken(String json) {
     assertThat(decode(json)).isEqualTo(DlqReason.NOT_JSON);
   }
@@ -121,16 +140,24 @@ class EventDecoderTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"{\"ts\":1}", "{\"ts\":1,\"Key\":\"a\"}", "{\"ts\":1,\"m\":{\"key\":\"a\"}}", "{}"})
+  @ValueSource(
+      strings = {
+        "{\"ts\":1}",
+        "{\"ts\":1,\"Key\":\"a\"}",
+        "{\"ts\":1,\"m\":{\"key\":\"a\"}}",
+        "{}"
+      })
   void shouldReportMissingKeyWhenThereIsNoKey(String json) {
     assertThat(decode(json)).isEqualTo(DlqReason.MISSING_KEY);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "{\"key\":\"\",\"ts\":1}", "{\"key\":null,\"ts\":1}", "{\"key\":true,\"ts\":1}",
-      "{\"key\":{\"a\":1},\"ts\":1}", "{\"key\":[\"a\"],\"ts\":1}", "{\"key\":NaN,\"ts\":1}",
-      "{\"key\":\"a\\ud800\",\"ts\":1}", "{\"key\":\"\\udc00b\",\"ts\":1}"})
+  @ValueSource(
+      strings = {
+        "{\"key\":\"\",\"ts\":1}", "{\"key\":null,\"ts\":1}", "{\"key\":true,\"ts\":1}",
+        "{\"key\":{\"a\":1},\"ts\":1}", "{\"key\":[\"a\"],\"ts\":1}", "{\"key\":NaN,\"ts\":1}",
+        "{\"key\":\"a\\ud800\",\"ts\":1}", "{\"key\":\"\\udc00b\",\"ts\":1}"
+      })
   void shouldReportBadKeyWhenTheKeyIsNotAUsableScalar(String json) {
     assertThat(decode(json)).isEqualTo(DlqReason.BAD_KEY);
   }
@@ -142,47 +169,75 @@ class EventDecoderTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"{\"key\":\"a\"}", "{\"key\":\"a\",\"TS\":1}", "{\"key\":\"a\",\"m\":{\"ts\":1}}"})
+  @ValueSource(
+      strings = {"{\"key\":\"a\"}", "{\"key\":\"a\",\"TS\":1}", "{\"key\":\"a\",\"m\":{\"ts\":1}}"})
   void shouldReportMissingTimeWhenThereIsNoTime(String json) {
     assertThat(decode(json)).isEqualTo(DlqReason.MISSING_TIME);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "1.5", "\"1.5\"", "null", "true", "{}", "[1]", "NaN", "Infinity", "-Infinity",
-      "99999999999999999999", "8640000000000001", "-8640000000000001", "\"tomorrow\"",
-      "\"2023-11-14\"", "\"2023-11-14T22:13:20\"", "\"2023-02-30T00:00:00Z\"",
-      "\"2023-11-14T24:00:00Z\"", "\"2023-11-14T22:60:00Z\"", "\"2023-11-14T22:13:60Z\"",
-      "\"2023-11-14T22:13:20.Z\"", "\"2023-11-14T22:13:20.1234567891Z\"", "\"2023-11-14T22:13:20+19:00\"",
-      "\"2023-11-14T22:13:20+01:60\"", "\"2023-11-14T22:13:20Zjunk\"", "\"2023-11-14X22:13:20Z\"",
-      "\"\"", "\"-\"", "\"99999999999999999999\"", "1e300"})
+  @ValueSource(
+      strings = {
+        "1.5",
+        "\"1.5\"",
+        "null",
+        "true",
+        "{}",
+        "[1]",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "99999999999999999999",
+        "8640000000000001",
+        "-8640000000000001",
+        "\"tomorrow\"",
+        "\"2023-11-14\"",
+        "\"2023-11-14T22:13:20\"",
+        "\"2023-02-30T00:00:00Z\"",
+        "\"2023-11-14T24:00:00Z\"",
+        "\"2023-11-14T22:60:00Z\"",
+        "\"2023-11-14T22:13:60Z\"",
+        "\"2023-11-14T22:13:20.Z\"",
+        "\"2023-11-14T22:13:20.1234567891Z\"",
+        "\"2023-11-14T22:13:20+19:00\"",
+        "\"2023-11-14T22:13:20+01:60\"",
+        "\"2023-11-14T22:13:20Zjunk\"",
+        "\"2023-11-14X22:13:20Z\"",
+        "\"\"",
+        "\"-\"",
+        "\"99999999999999999999\"",
+        "1e300"
+      })
   void shouldReportBadTimeWhenTheTimeIsUnusable(String ts) {
     assertThat(decode("{\"key\":\"a\",\"ts\":" + ts + "}")).as(ts).isEqualTo(DlqReason.BAD_TIME);
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "1700000000000|1700000000000",
-      "0|0",
-      "-1|-1",
-      "1.7E12|1700000000000",
-      "1700000000000.0|1700000000000",
-      "\"1700000000000\"|1700000000000",
-      "\"-5\"|-5",
-      "8640000000000000|8640000000000000",
-      "\"2023-11-14T22:13:20Z\"|1700000000000",
-      "\"2023-11-14t22:13:20z\"|1700000000000",
-      "\"2023-11-14 22:13:20Z\"|1700000000000",
-      "\"2023-11-14T22:13Z\"|1699999980000",
-      "\"2023-11-14T22:13:20.5Z\"|1700000000500",
-      "\"2023-11-14T22:13:20.123456789Z\"|1700000000123",
-      "\"2023-11-14T23:13:20+01:00\"|1700000000000",
-      "\"2023-11-14T23:13:20+0100\"|1700000000000",
-      "\"2023-11-14T23:13:20+01\"|1700000000000",
-      "\"2023-11-14T17:43:20.250-04:30\"|1700000000250",
-      "\"1969-12-31T23:59:59.999Z\"|-1",
-      "\"2024-02-29T00:00:00Z\"|1709164800000",
-      "\"0001-01-01T00:00:00Z\"|-62135596800000"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "1700000000000|1700000000000",
+        "0|0",
+        "-1|-1",
+        "1.7E12|1700000000000",
+        "1700000000000.0|1700000000000",
+        "\"1700000000000\"|1700000000000",
+        "\"-5\"|-5",
+        "8640000000000000|8640000000000000",
+        "\"2023-11-14T22:13:20Z\"|1700000000000",
+        "\"2023-11-14t22:13:20z\"|1700000000000",
+        "\"2023-11-14 22:13:20Z\"|1700000000000",
+        "\"2023-11-14T22:13Z\"|1699999980000",
+        "\"2023-11-14T22:13:20.5Z\"|1700000000500",
+        "\"2023-11-14T22:13:20.123456789Z\"|1700000000123",
+        "\"2023-11-14T23:13:20+01:00\"|1700000000000",
+        "\"2023-11-14T23:13:20+0100\"|1700000000000",
+        "\"2023-11-14T23:13:20+01\"|1700000000000",
+        "\"2023-11-14T17:43:20.250-04:30\"|1700000000250",
+        "\"1969-12-31T23:59:59.999Z\"|-1",
+        "\"2024-02-29T00:00:00Z\"|1709164800000",
+        "\"0001-01-01T00:00:00Z\"|-62135596800000"
+      })
   void shouldReadEpochMillisAndIsoInstantsWhenTheFormatIsAuto(String ts, long expected) {
     assertThat(decode("{\"key\":\"a\",\"ts\":" + ts + "}")).as(ts).isNull();
     assertThat(event.eventTimeMs()).isEqualTo(expected);
@@ -200,27 +255,45 @@ class EventDecoderTest {
   @Test
   void shouldAcceptOnlyIsoStringsWhenTheFormatIsIso() {
     EventDecoder iso = new EventDecoder(job(Map.of("SKEWER_INPUT_TIME_FORMAT", "ISO_8601")));
-    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":\"2023-11-14T22:13:20Z\"}"), event)).isNull();
+    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":\"2023-11-14T22:13:20Z\"}"), event))
+        .isNull();
     assertThat(event.eventTimeMs()).isEqualTo(1_700_000_000_000L);
-    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":1700000000000}"), event)).isEqualTo(DlqReason.BAD_TIME);
-    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":1.7e12}"), event)).isEqualTo(DlqReason.BAD_TIME);
-    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":\"1700000000000\"}"), event)).isEqualTo(DlqReason.BAD_TIME);
+    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":1700000000000}"), event))
+        .isEqualTo(DlqReason.BAD_TIME);
+    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":1.7e12}"), event))
+        .isEqualTo(DlqReason.BAD_TIME);
+    assertThat(iso.decode(bytes("{\"key\":\"a\",\"ts\":\"1700000000000\"}"), event))
+        .isEqualTo(DlqReason.BAD_TIME);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "\"value\":NaN", "\"value\":Infinity", "\"value\":-Infinity", "\"value\":+Infinity",
-      "\"value\":1e999", "\"value\":-1e999", "\"value\":\"12\"", "\"value\":true", "\"value\":{}",
-      "\"value\":[1]", "\"m\":{\"cost\":NaN}", "\"m\":{\"cost\":\"x\"}"})
+  @ValueSource(
+      strings = {
+        "\"value\":NaN",
+        "\"value\":Infinity",
+        "\"value\":-Infinity",
+        "\"value\":+Infinity",
+        "\"value\":1e999",
+        "\"value\":-1e999",
+        "\"value\":\"12\"",
+        "\"value\":true",
+        "\"value\":{}",
+        "\"value\":[1]",
+        "\"m\":{\"cost\":NaN}",
+        "\"m\":{\"cost\":\"x\"}"
+      })
   void shouldReportNonFiniteNumberWhenAMappedNumberIsUnusable(String field) {
-    assertThat(decode("{\"key\":\"a\",\"ts\":1," + field + "}")).as(field)
+    assertThat(decode("{\"key\":\"a\",\"ts\":1," + field + "}"))
+        .as(field)
         .isEqualTo(DlqReason.NON_FINITE_NUMBER);
   }
 
   @Test
   void shouldReportNonFiniteNumberWhenAnIntegerOverflowsADouble() {
     EventDecoder roomy = new EventDecoder(job(Map.of("SKEWER_INPUT_MAX_RECORD_BYTES", "2000")));
-    assertThat(roomy.decode(bytes("{\"key\":\"a\",\"ts\":1,\"value\":1" + "0".repeat(400) + "}"), event))
+    assertThat(
+            roomy.decode(
+                bytes("{\"key\":\"a\",\"ts\":1,\"value\":1" + "0".repeat(400) + "}"), event))
         .isEqualTo(DlqReason.NON_FINITE_NUMBER);
   }
 
@@ -236,18 +309,23 @@ class EventDecoderTest {
 
   @Test
   void shouldMatchEscapedPointerSegments() {
-    JobSpec job = JobSpecLoader.parse(
-        "name: t\ninput: {keyPointer: '/a~1b/c~0d', timePointer: /t}\nwindow: {size: 1s}\n", Map.of());
+    JobSpec job =
+        JobSpecLoader.parse(
+            "name: t\ninput: {keyPointer: '/a~1b/c~0d', timePointer: /t}\nwindow: {size: 1s}\n",
+            Map.of());
     DecodedEvent e = DecodedEvent.forJob(job);
-    assertThat(new EventDecoder(job).decode(bytes("{\"t\":1,\"a/b\":{\"c~d\":\"k\"}}"), e)).isNull();
+    assertThat(new EventDecoder(job).decode(bytes("{\"t\":1,\"a/b\":{\"c~d\":\"k\"}}"), e))
+        .isNull();
     assertThat(e.key()).isEqualTo("k");
   }
 
   @Test
   void shouldFeedTheSameFieldToSeveralTargets() {
-    JobSpec job = JobSpecLoader.parse(
-        "name: t\ninput: {keyPointer: /u, timePointer: /t, distinctPointer: /u, frequencyPointer: /u}\n"
-            + "window: {size: 1s}\n", Map.of());
+    JobSpec job =
+        JobSpecLoader.parse(
+            "name: t\ninput: {keyPointer: /u, timePointer: /t, distinctPointer: /u, frequencyPointer: /u}\n"
+                + "window: {size: 1s}\n",
+            Map.of());
     DecodedEvent e = DecodedEvent.forJob(job);
     assertThat(new EventDecoder(job).decode(bytes("{\"t\":1,\"u\":\"x#2\"}"), e)).isNull();
     assertThat(e.key()).isEqualTo("x");

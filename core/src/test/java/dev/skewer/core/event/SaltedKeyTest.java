@@ -14,8 +14,17 @@ class SaltedKeyTest {
 
   @ParameterizedTest
   @CsvSource({
-      "ad42#3, ad42", "ad42#15, ad42", "ad42#, ad42#", "ad#x, ad#x", "a#1#2, a#1", "ad42, ad42",
-      "#3, #3", "42, 42", "a##3, a#", "a#3x, a#3x"})
+    "ad42#3, ad42",
+    "ad42#15, ad42",
+    "ad42#, ad42#",
+    "ad#x, ad#x",
+    "a#1#2, a#1",
+    "ad42, ad42",
+    "#3, #3",
+    "42, 42",
+    "a##3, a#",
+    "a#3x, a#3x"
+  })
   void shouldStripATrailingSeparatorAndDigits(String raw, String expected) {
     assertThat(SaltedKey.strip(raw, "#")).isEqualTo(expected);
   }
@@ -34,7 +43,8 @@ class SaltedKeyTest {
 
   @org.junit.jupiter.api.Test
   void shouldRejectANegativeSalt() {
-    assertThatThrownBy(() -> SaltedKey.salt("a", -1, "#")).hasMessageContaining("salt must be >= 0, was -1");
+    assertThatThrownBy(() -> SaltedKey.salt("a", -1, "#"))
+        .hasMessageContaining("salt must be >= 0, was -1");
   }
 
   @Property(tries = 300)

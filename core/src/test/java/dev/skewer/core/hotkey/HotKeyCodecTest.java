@@ -21,8 +21,10 @@ class HotKeyCodecTest {
       @ForAll @LongRange(min = 0) long sinceMs) {
     // lone surrogates cannot cross UTF-8; the node rejects such keys as BAD_KEY upstream
     net.jqwik.api.Assume.that(
-        new String(key.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-            java.nio.charset.StandardCharsets.UTF_8).equals(key));
+        new String(
+                key.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                java.nio.charset.StandardCharsets.UTF_8)
+            .equals(key));
     HotKey h = new HotKey(key, fanout, sinceMs);
     assertThat(HotKeyCodec.decode(HotKeyCodec.encodeKey(key), HotKeyCodec.encodeValue(h)))
         .isEqualTo(h);
@@ -52,16 +54,22 @@ class HotKeyCodecTest {
     byte[] negativeSince = good.clone();
     negativeSince[5] = (byte) 0x80;
     assertThatThrownBy(() -> HotKeyCodec.decode(k, v2))
-        .isInstanceOf(HotKeyCodecException.class).hasMessageContaining("version 2");
+        .isInstanceOf(HotKeyCodecException.class)
+        .hasMessageContaining("version 2");
     assertThatThrownBy(() -> HotKeyCodec.decode(k, fanout1))
-        .isInstanceOf(HotKeyCodecException.class).hasMessageContaining("fanout");
+        .isInstanceOf(HotKeyCodecException.class)
+        .hasMessageContaining("fanout");
     assertThatThrownBy(() -> HotKeyCodec.decode(k, negativeSince))
-        .isInstanceOf(HotKeyCodecException.class).hasMessageContaining("sinceMs");
+        .isInstanceOf(HotKeyCodecException.class)
+        .hasMessageContaining("sinceMs");
     assertThatThrownBy(() -> HotKeyCodec.decode(k, new byte[12]))
-        .isInstanceOf(HotKeyCodecException.class).hasMessageContaining("13 bytes");
-    assertThatThrownBy(() -> HotKeyCodec.decode(null, good)).isInstanceOf(HotKeyCodecException.class);
+        .isInstanceOf(HotKeyCodecException.class)
+        .hasMessageContaining("13 bytes");
+    assertThatThrownBy(() -> HotKeyCodec.decode(null, good))
+        .isInstanceOf(HotKeyCodecException.class);
     assertThatThrownBy(() -> HotKeyCodec.decode(new byte[] {(byte) 0xff}, good))
-        .isInstanceOf(HotKeyCodecException.class).hasMessageContaining("UTF-8");
+        .isInstanceOf(HotKeyCodecException.class)
+        .hasMessageContaining("UTF-8");
   }
 
   @Test

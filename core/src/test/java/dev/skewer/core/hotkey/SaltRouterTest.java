@@ -36,7 +36,8 @@ class SaltRouterTest {
       // then
       assertThat(p).isEqualTo((kafkaDefault(key, partitions) + i) % partitions);
     }
-    assertThat(router.partition(table, key, 0, partitions)).isEqualTo(kafkaDefault(key, partitions));
+    assertThat(router.partition(table, key, 0, partitions))
+        .isEqualTo(kafkaDefault(key, partitions));
     assertThat(used).hasSize(Math.min(fanout, partitions));
   }
 
@@ -45,8 +46,8 @@ class SaltRouterTest {
       @ForAll @StringLength(min = 1, max = 30) String key,
       @ForAll @IntRange(min = 1, max = 64) int partitions) {
     HotKeyTable table = HotKeyTable.of(new HotKey("ad0", 8, 0), new HotKey("x", 3, 0));
-    net.jqwik.api.Assume.that(!key.equals("ad0") && !key.startsWith("ad0#")
-        && !key.equals("x") && !key.startsWith("x#"));
+    net.jqwik.api.Assume.that(
+        !key.equals("ad0") && !key.startsWith("ad0#") && !key.equals("x") && !key.startsWith("x#"));
     byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
     assertThat(router.partition(table, bytes, partitions))
         .isEqualTo(Utils.toPositive(Utils.murmur2(bytes)) % partitions);
@@ -85,7 +86,8 @@ class SaltRouterTest {
   void shouldHonourAMultiCharacterSeparator() {
     SaltRouter tilde = new SaltRouter("~~");
     HotKeyTable table = HotKeyTable.of(new HotKey("k", 4, 0));
-    assertThat(tilde.partition(table, bytes("k~~2"), 16)).isEqualTo((kafkaDefault("k", 16) + 2) % 16);
+    assertThat(tilde.partition(table, bytes("k~~2"), 16))
+        .isEqualTo((kafkaDefault("k", 16) + 2) % 16);
     assertThat(tilde.partition(table, bytes("k#2"), 16)).isEqualTo(kafkaDefault("k#2", 16));
   }
 

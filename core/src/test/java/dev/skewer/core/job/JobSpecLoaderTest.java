@@ -94,8 +94,16 @@ class JobSpecLoaderTest {
     assertThat(job.sketches()).isEqualTo(SketchesSpec.defaults());
     assertThat(job.output()).isEqualTo(new OutputSpec("key", List.of(0.5, 0.99), 10, "json"));
     assertThat(job.topics())
-        .isEqualTo(new TopicsSpec("events", 4, "skewer.partials", 2, "skewer.results",
-            "skewer.late", "skewer.dlq", (short) 1));
+        .isEqualTo(
+            new TopicsSpec(
+                "events",
+                4,
+                "skewer.partials",
+                2,
+                "skewer.results",
+                "skewer.late",
+                "skewer.dlq",
+                (short) 1));
     assertThat(job.topK()).isEqualTo(100);
   }
 
@@ -108,8 +116,10 @@ class JobSpecLoaderTest {
     assertThat(in.timePointer()).isEqualTo("/meta/ts");
     assertThat(in.timeFormat()).isEqualTo(TimeFormat.ISO_8601);
     assertThat(in.numericFields())
-        .containsExactly(new NumericField("latency", "/latency_ms"),
-            new NumericField("cost_eur", "/cost/eur"), new NumericField("bytes", "/bytes"));
+        .containsExactly(
+            new NumericField("latency", "/latency_ms"),
+            new NumericField("cost_eur", "/cost/eur"),
+            new NumericField("bytes", "/bytes"));
     assertThat(in.distinctName()).isEqualTo("user_id");
     assertThat(in.quantileName()).isEqualTo("latency_ms");
     assertThat(in.frequencyName()).isEqualTo("country");
@@ -118,20 +128,24 @@ class JobSpecLoaderTest {
     assertThat(in.dimensions()).containsExactly(new Dimension("channel", "/channel"));
     assertThat(job.window()).isEqualTo(new TumblingWindow(Duration.ofMinutes(1)));
     assertThat(job.watermark())
-        .isEqualTo(new WatermarkSpec(Duration.ofMillis(500), Duration.ofMinutes(1),
-            Duration.ofHours(2), Duration.ofSeconds(3)));
+        .isEqualTo(
+            new WatermarkSpec(
+                Duration.ofMillis(500),
+                Duration.ofMinutes(1),
+                Duration.ofHours(2),
+                Duration.ofSeconds(3)));
     assertThat(job.allowedLateness()).isEqualTo(Duration.ofSeconds(30));
     assertThat(job.sketches()).isEqualTo(new SketchesSpec(12, 20, 0.01, 0.05, 32, 200));
     assertThat(job.output()).isEqualTo(new OutputSpec("ad", List.of(0.5, 0.999), 5, "json"));
-    assertThat(job.topics()).isEqualTo(new TopicsSpec("ev", 8, "pa", 3, "re", "la", "dl", (short) 3));
+    assertThat(job.topics())
+        .isEqualTo(new TopicsSpec("ev", 8, "pa", 3, "re", "la", "dl", (short) 3));
     assertThat(job.topK()).isEqualTo(7);
   }
 
   @Test
   void shouldBuildTheSketchSpecFromTheConfiguredPointers() {
     SketchSpec full = JobSpecLoader.parse(FULL, Map.of()).toSketchSpec();
-    assertThat(full)
-        .isEqualTo(new SketchSpec(3, true, 12, 20, true, 0.01, 0.05, 32, true, 200));
+    assertThat(full).isEqualTo(new SketchSpec(3, true, 12, 20, true, 0.01, 0.05, 32, true, 200));
 
     SketchSpec minimal = JobSpecLoader.parse(MINIMAL, Map.of()).toSketchSpec();
     assertThat(minimal.numericFields()).isZero();
@@ -143,13 +157,24 @@ class JobSpecLoaderTest {
 
   @Test
   void shouldParseHoppingAndSessionWindowsAsSupported() {
-    JobSpec hopping = JobSpecLoader.parse(MINIMAL,
-        Map.of("SKEWER_WINDOW_TYPE", "hopping", "SKEWER_WINDOW_SIZE", "1m", "SKEWER_WINDOW_HOP", "10s"));
-    assertThat(hopping.window()).isEqualTo(new HoppingWindow(Duration.ofMinutes(1), Duration.ofSeconds(10)));
+    JobSpec hopping =
+        JobSpecLoader.parse(
+            MINIMAL,
+            Map.of(
+                "SKEWER_WINDOW_TYPE",
+                "hopping",
+                "SKEWER_WINDOW_SIZE",
+                "1m",
+                "SKEWER_WINDOW_HOP",
+                "10s"));
+    assertThat(hopping.window())
+        .isEqualTo(new HoppingWindow(Duration.ofMinutes(1), Duration.ofSeconds(10)));
     assertThat(hopping.window().supportedByRuntime()).isTrue();
 
-    JobSpec session = JobSpecLoader.parse(
-        "name: s\ninput: {keyPointer: /k, timePointer: /t}\nwindow: {type: session, gap: 10m}\n", Map.of());
+    JobSpec session =
+        JobSpecLoader.parse(
+            "name: s\ninput: {keyPointer: /k, timePointer: /t}\nwindow: {type: session, gap: 10m}\n",
+            Map.of());
     assertThat(session.window()).isEqualTo(new SessionWindow(Duration.ofMinutes(10)));
     assertThat(session.window().supportedByRuntime()).isTrue();
     assertThat(new TumblingWindow(Duration.ofSeconds(1)).supportedByRuntime()).isTrue();
@@ -157,23 +182,24 @@ class JobSpecLoaderTest {
 
   @Test
   void shouldApplyEnvironmentOverridesOverTheFile() {
-    Map<String, String> env = Map.ofEntries(
-        Map.entry("SKEWER_NAME", "renamed"),
-        Map.entry("SKEWER_WATERMARK_DELAY", "5s"),
-        Map.entry("SKEWER_WINDOW_SIZE", "1m"),
-        Map.entry("SKEWER_TOPICS_EVENTS_PARTITIONS", "8"),
-        Map.entry("SKEWER_TOPICS_EVENTS", "raw"),
-        Map.entry("SKEWER_ALLOWED_LATENESS", "30s"),
-        Map.entry("SKEWER_TOP_K", "12"),
-        Map.entry("SKEWER_INPUT_TIME_FORMAT", "epoch_ms"),
-        Map.entry("SKEWER_INPUT_NUMERIC_FIELDS", "[{name: v, pointer: /v}, /w]"),
-        Map.entry("SKEWER_INPUT_DISTINCT_POINTER", "/user"),
-        Map.entry("SKEWER_OUTPUT_QUANTILES", "0.25, 0.75"),
-        Map.entry("SKEWER_SKETCHES_CMS_EPSILON", "0.002"),
-        Map.entry("SKEWER_TOPICS_REPLICATION_FACTOR", "3"),
-        Map.entry("SKEWER_WATERMARK_FINALIZE_AFTER_IDLE", "PT3S"),
-        Map.entry("SKEWER_KAFKA_BOOTSTRAP_SERVERS", "ignored:9092"),
-        Map.entry("PATH", "/usr/bin"));
+    Map<String, String> env =
+        Map.ofEntries(
+            Map.entry("SKEWER_NAME", "renamed"),
+            Map.entry("SKEWER_WATERMARK_DELAY", "5s"),
+            Map.entry("SKEWER_WINDOW_SIZE", "1m"),
+            Map.entry("SKEWER_TOPICS_EVENTS_PARTITIONS", "8"),
+            Map.entry("SKEWER_TOPICS_EVENTS", "raw"),
+            Map.entry("SKEWER_ALLOWED_LATENESS", "30s"),
+            Map.entry("SKEWER_TOP_K", "12"),
+            Map.entry("SKEWER_INPUT_TIME_FORMAT", "epoch_ms"),
+            Map.entry("SKEWER_INPUT_NUMERIC_FIELDS", "[{name: v, pointer: /v}, /w]"),
+            Map.entry("SKEWER_INPUT_DISTINCT_POINTER", "/user"),
+            Map.entry("SKEWER_OUTPUT_QUANTILES", "0.25, 0.75"),
+            Map.entry("SKEWER_SKETCHES_CMS_EPSILON", "0.002"),
+            Map.entry("SKEWER_TOPICS_REPLICATION_FACTOR", "3"),
+            Map.entry("SKEWER_WATERMARK_FINALIZE_AFTER_IDLE", "PT3S"),
+            Map.entry("SKEWER_KAFKA_BOOTSTRAP_SERVERS", "ignored:9092"),
+            Map.entry("PATH", "/usr/bin"));
 
     JobSpec job = JobSpecLoader.parse(MINIMAL, env);
 
@@ -196,8 +222,14 @@ class JobSpecLoaderTest {
 
   @Test
   void shouldUnsetAFieldWhenTheOverrideIsEmptyOrNull() {
-    JobSpec job = JobSpecLoader.parse(FULL,
-        Map.of("SKEWER_WATERMARK_FINALIZE_AFTER_IDLE", "", "SKEWER_INPUT_FREQUENCY_POINTER", "null"));
+    JobSpec job =
+        JobSpecLoader.parse(
+            FULL,
+            Map.of(
+                "SKEWER_WATERMARK_FINALIZE_AFTER_IDLE",
+                "",
+                "SKEWER_INPUT_FREQUENCY_POINTER",
+                "null"));
     assertThat(job.watermark().finalizeAfterIdle()).isNull();
     assertThat(job.input().frequencyPointer()).isNull();
   }
@@ -246,8 +278,12 @@ class JobSpecLoaderTest {
 
   static Stream<String> examples() throws Exception {
     try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
-      return files.filter(p -> p.toString().endsWith(".yaml")).map(Path::toString).sorted()
-          .toList().stream();
+      return files
+          .filter(p -> p.toString().endsWith(".yaml"))
+          .map(Path::toString)
+          .sorted()
+          .toList()
+          .stream();
     }
   }
 
@@ -261,13 +297,15 @@ class JobSpecLoaderTest {
 
   @Test
   void shouldShipTheDocumentedExamples() throws Exception {
-    assertThat(examples()).map(s -> Path.of(s).getFileName().toString())
+    assertThat(examples())
+        .map(s -> Path.of(s).getFileName().toString())
         .contains("ad-clicks.yaml", "w1.yaml", "demo.yaml", "rolling-2min.yaml", "sessions.yaml");
     JobSpec sessions = JobSpecLoader.load(Path.of("..", "examples", "sessions.yaml"), Map.of());
     assertThat(sessions.name()).isEqualTo("session");
     assertThat(sessions.window()).isEqualTo(new SessionWindow(Duration.ofMinutes(10)));
     assertThat(sessions.allowedLateness()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(sessions.input().dimensions()).extracting(Dimension::name)
+    assertThat(sessions.input().dimensions())
+        .extracting(Dimension::name)
         .containsExactly("game_code", "channel");
     JobSpec w1 = JobSpecLoader.load(Path.of("..", "examples", "w1.yaml"), Map.of());
     assertThat(w1.window()).isEqualTo(new TumblingWindow(Duration.ofSeconds(10)));

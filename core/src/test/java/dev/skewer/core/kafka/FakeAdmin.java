@@ -30,50 +30,59 @@ final class FakeAdmin {
   final Map<String, Integer> partitions = new LinkedHashMap<>();
   final Map<String, Map<String, String>> configs = new LinkedHashMap<>();
   final List<String> createRequests = new ArrayList<>();
+
   /** Topics that "another process" creates between our describe and our create. */
   final List<String> raceCreated = new ArrayList<>();
 
   Admin admin() {
-    return (Admin) Proxy.newProxyInstance(
-        Admin.class.getClassLoader(),
-        new Class<?>[] {Admin.class},
-        (proxy, method, args) -> {
-          switch (method.getName()) {
-            case "describeTopics":
-              return describe(args[0]);
-            case "createTopics":
-              @SuppressWarnings("unchecked")
-              Collection<NewTopic> topics = (Collection<NewTopic>) args[0];
-              return create(topics);
-            case "close":
-              return null;
-            default:
-              throw new UnsupportedOperationException(method.getName());
-          }
-        });
+    return (Admin)
+        Proxy.newProxyInstance(
+            Admin.class.getClassLoader(),
+            new Class<?>[] {Admin.class},
+            (proxy, method, args) -> {
+              switch (method.getName()) {
+                case "describeTopics":
+                  return describe(args[0]);
+                case "createTopics":
+                  @SuppressWarnings("unchecked")
+                  Collection<NewTopic> topics = (Collection<NewTopic>) args[0];
+                  return create(topics);
+                case "close":
+                  return null;
+                default:
+                  throw new UnsupportedOperationException(method.getName());
+              }
+            });
   }
 
   @SuppressWarnings("unchecked")
   private DescribeTopicsResult describe(Object names) {
-    Collection<String> topicNames = names instanceof TopicCollection.TopicNameCollection
-        ? ((TopicCollection.TopicNameCollection) names).topicNames()
-        : (Collection<String>) names;
-    Map<String, KafkaFuture<TopicDescription>> futures = topicNames.stream().collect(
-        Collectors.toMap(Function.identity(), n -> {
-          Integer p = partitions.get(n);
-          if (p == null) {
-            return failed(new UnknownTopicOrPartitionException("no topic " + n));
-          }
-          List<TopicPartitionInfo> infos = IntStream.range(0, p)
-              .mapToObj(i -> new TopicPartitionInfo(i, null, List.of(), List.of()))
-              .collect(Collectors.toList());
-          return KafkaFuture.completedFuture(new TopicDescription(n, false, infos));
-        }));
+    Collection<String> topicNames =
+        names instanceof TopicCollection.TopicNameCollection
+            ? ((TopicCollection.TopicNameCollection) names).topicNames()
+            : (Collection<String>) names;
+    Map<String, KafkaFuture<TopicDescription>> futures =
+        topicNames.stream()
+            .collect(
+                Collectors.toMap(
+                    Function.identity(),
+                    n -> {
+                      Integer p = partitions.get(n);
+                      if (p == null) {
+                        return failed(new UnknownTopicOrPartitionException("no topic " + n));
+                      }
+                      List<TopicPartitionInfo> infos =
+                          IntStream.range(0, p)
+                              .mapToObj(i -> new TopicPartitionInfo(i, null, List.of(), List.of()))
+                              .collect(Collectors.toList());
+                      return KafkaFuture.completedFuture(new TopicDescription(n, false, infos));
+                    }));
     return new DescribeTopicsResult(null, futures) {};
   }
 
   private CreateTopicsResult create(Collection<NewTopic> topics) {
-    Map<String, KafkaFuture<CreateTopicsResult.TopicMetadataAndConfig>> futures = new LinkedHashMap<>();
+    Map<String, KafkaFuture<CreateTopicsResult.TopicMetadataAndConfig>> futures =
+        new LinkedHashMap<>();
     for (NewTopic t : topics) {
       createRequests.add(t.name());
       if (raceCreated.contains(t.name()) || partitions.containsKey(t.name())) {

@@ -10,13 +10,15 @@ import org.junit.jupiter.api.Test;
 
 class KafkaSettingsTest {
 
-  private final KafkaSettings settings = new KafkaSettings(
-      "127.0.0.1:9092", Map.of("security.protocol", "SASL_SSL", "linger.ms", "20"));
+  private final KafkaSettings settings =
+      new KafkaSettings(
+          "127.0.0.1:9092", Map.of("security.protocol", "SASL_SSL", "linger.ms", "20"));
 
   @Test
   void shouldBuildAnIdempotentBatchingProducerWhoseDefaultsClientPropertiesOverride() {
     Map<String, Object> p = settings.producerConfig();
-    assertThat(p).containsEntry("bootstrap.servers", "127.0.0.1:9092")
+    assertThat(p)
+        .containsEntry("bootstrap.servers", "127.0.0.1:9092")
         .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true")
         .containsEntry(ProducerConfig.ACKS_CONFIG, "all")
         .containsEntry(ProducerConfig.BATCH_SIZE_CONFIG, "131072")
@@ -30,7 +32,8 @@ class KafkaSettingsTest {
   @Test
   void shouldBuildAManualCommitConsumerInTheGroup() {
     Map<String, Object> c = settings.consumerConfig("skewer-nodes");
-    assertThat(c).containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "skewer-nodes")
+    assertThat(c)
+        .containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "skewer-nodes")
         .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false")
         .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
         .containsEntry("security.protocol", "SASL_SSL");

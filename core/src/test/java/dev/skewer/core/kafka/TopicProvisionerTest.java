@@ -16,9 +16,13 @@ class TopicProvisionerTest {
   void shouldCreateEveryTopicWithItsPartitionsAndACompactedResultsTopic() {
     TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
 
-    assertThat(broker.partitions).containsExactly(
-        Map.entry("events", 4), Map.entry("skewer.partials", 2), Map.entry("skewer.results", 2),
-        Map.entry("skewer.late", 4), Map.entry("skewer.dlq", 4));
+    assertThat(broker.partitions)
+        .containsExactly(
+            Map.entry("events", 4),
+            Map.entry("skewer.partials", 2),
+            Map.entry("skewer.results", 2),
+            Map.entry("skewer.late", 4),
+            Map.entry("skewer.dlq", 4));
     assertThat(broker.configs.get("skewer.results")).containsEntry("cleanup.policy", "compact");
     assertThat(broker.configs.get("events")).doesNotContainKey("cleanup.policy");
   }
@@ -30,7 +34,8 @@ class TopicProvisionerTest {
 
     TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
 
-    assertThat(broker.createRequests).containsExactly("skewer.partials", "skewer.results", "skewer.late");
+    assertThat(broker.createRequests)
+        .containsExactly("skewer.partials", "skewer.results", "skewer.late");
     assertThat(broker.partitions.get("events")).isEqualTo(12);
   }
 
@@ -50,7 +55,8 @@ class TopicProvisionerTest {
 
     TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults(), TIMEOUT);
 
-    assertThat(broker.partitions).containsKeys("events", "skewer.results", "skewer.late", "skewer.dlq");
+    assertThat(broker.partitions)
+        .containsKeys("events", "skewer.results", "skewer.late", "skewer.dlq");
   }
 
   @Test
@@ -58,7 +64,8 @@ class TopicProvisionerTest {
     TopicProvisioner.ensureTopics(
         broker.admin(), TopicsSpec.defaults(), TIMEOUT, Map.of("retention.ms", "-1"));
 
-    assertThat(broker.configs.values()).allSatisfy(c -> assertThat(c).containsEntry("retention.ms", "-1"));
+    assertThat(broker.configs.values())
+        .allSatisfy(c -> assertThat(c).containsEntry("retention.ms", "-1"));
     assertThat(broker.configs.get("skewer.results")).containsEntry("cleanup.policy", "compact");
   }
 }

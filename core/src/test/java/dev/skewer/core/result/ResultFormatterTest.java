@@ -44,19 +44,26 @@ class ResultFormatterTest {
     // when
     JsonNode r =
         JSON.readTree(
-            formatter.format("u1", START, START + 65_001, agg, 0, new String[] {"roulette", "web"}));
+            formatter.format(
+                "u1", START, START + 65_001, agg, 0, new String[] {"roulette", "web"}));
     JsonNode gone =
         JSON.readTree(
             formatter.format(
-                "u1", START + 700_000, START + 710_000, Aggregate.empty(job.toSketchSpec()), 1,
-                null, formatter.resultKey("u1", START)));
+                "u1",
+                START + 700_000,
+                START + 710_000,
+                Aggregate.empty(job.toSketchSpec()),
+                1,
+                null,
+                formatter.resultKey("u1", START)));
 
     // then
     assertThat(r.get("event").asText()).isEqualTo("session");
     assertThat(r.get("user_id").asText()).isEqualTo("u1");
     assertThat(r.get("timestamp").asText()).isEqualTo("2023-11-14 22:13:20");
     JsonNode v = r.get("value");
-    assertThat(fieldNames(v)).startsWith("session_start_ms", "session_end_ms", "event_count", "duration_ms");
+    assertThat(fieldNames(v))
+        .startsWith("session_start_ms", "session_end_ms", "event_count", "duration_ms");
     assertThat(v.get("session_end_ms").asLong()).isEqualTo(START + 65_000);
     assertThat(v.get("duration_ms").asLong()).isEqualTo(65_000);
     assertThat(v.get("event_count").asLong()).isEqualTo(2);
@@ -78,25 +85,40 @@ class ResultFormatterTest {
     Aggregate agg = Aggregate.empty(job.toSketchSpec());
     String[] countries = {"ie", "ie", "ie", "fr", "fr", "de"};
     for (int i = 0; i < countries.length; i++) {
-      agg.update(new double[] {10 * (i + 1), Double.NaN}, "u" + (i % 4), countries[i], 10 * (i + 1));
+      agg.update(
+          new double[] {10 * (i + 1), Double.NaN}, "u" + (i % 4), countries[i], 10 * (i + 1));
     }
 
     // when
-    byte[] bytes = new ResultFormatter(job).format("ad42", START, END, agg, 2, new String[] {"web", null});
+    byte[] bytes =
+        new ResultFormatter(job).format("ad42", START, END, agg, 2, new String[] {"web", null});
     JsonNode r = JSON.readTree(bytes);
 
     // then
-    assertThat(fieldNames(r)).containsExactly("event", "ad", "timestamp", "value", "user_attributes");
+    assertThat(fieldNames(r))
+        .containsExactly("event", "ad", "timestamp", "value", "user_attributes");
     assertThat(r.get("event").asText()).isEqualTo("clicks");
     assertThat(r.get("ad").asText()).isEqualTo("ad42");
     assertThat(r.get("timestamp").asText()).isEqualTo("2023-11-14 22:13:20");
     assertThat(r.get("user_attributes").isObject()).isTrue();
     assertThat(r.get("user_attributes").size()).isZero();
     JsonNode v = r.get("value");
-    assertThat(fieldNames(v)).containsExactly(
-        "window_start_ms", "window_end_ms", "event_count", "sum_latency", "min_latency",
-        "max_latency", "sum_cost", "distinct_user_id", "p50_latency_ms", "p99_latency_ms",
-        "p99_9_latency_ms", "top_country", "channel", "revision");
+    assertThat(fieldNames(v))
+        .containsExactly(
+            "window_start_ms",
+            "window_end_ms",
+            "event_count",
+            "sum_latency",
+            "min_latency",
+            "max_latency",
+            "sum_cost",
+            "distinct_user_id",
+            "p50_latency_ms",
+            "p99_latency_ms",
+            "p99_9_latency_ms",
+            "top_country",
+            "channel",
+            "revision");
     assertThat(v.get("window_start_ms").asLong()).isEqualTo(START);
     assertThat(v.get("window_end_ms").asLong()).isEqualTo(END);
     assertThat(v.get("event_count").asLong()).isEqualTo(6);
@@ -123,11 +145,19 @@ class ResultFormatterTest {
     Aggregate agg = Aggregate.empty(job.toSketchSpec());
     agg.update(new double[] {Double.NaN, Double.NaN}, null, null, Double.NaN);
 
-    JsonNode v = JSON.readTree(new ResultFormatter(job).format("k", START, END, agg, 0, null)).get("value");
+    JsonNode v =
+        JSON.readTree(new ResultFormatter(job).format("k", START, END, agg, 0, null)).get("value");
 
-    assertThat(fieldNames(v)).containsExactly(
-        "window_start_ms", "window_end_ms", "event_count", "sum_latency", "sum_cost",
-        "distinct_user_id", "top_country", "revision");
+    assertThat(fieldNames(v))
+        .containsExactly(
+            "window_start_ms",
+            "window_end_ms",
+            "event_count",
+            "sum_latency",
+            "sum_cost",
+            "distinct_user_id",
+            "top_country",
+            "revision");
     assertThat(v.get("top_country")).isEmpty();
     assertThat(v.get("distinct_user_id").get("estimate").asLong()).isZero();
   }
@@ -140,15 +170,18 @@ class ResultFormatterTest {
     agg.update(new double[] {3.0, 0.0}, null, null, Double.NaN);
     long start = 1_780_664_040_000L; // 2026-06-05 12:54:00 UTC
 
-    JsonNode r = JSON.readTree(new ResultFormatter(job)
-        .format("u1", start, start + 120_000, agg, 0, new String[] {"roulette", "web"}));
+    JsonNode r =
+        JSON.readTree(
+            new ResultFormatter(job)
+                .format("u1", start, start + 120_000, agg, 0, new String[] {"roulette", "web"}));
 
     assertThat(r.get("event").asText()).isEqualTo("session_summary");
     assertThat(r.get("user_id").asText()).isEqualTo("u1");
     assertThat(r.get("timestamp").asText()).isEqualTo("2026-06-05 12:54:00");
     JsonNode v = r.get("value");
     assertThat(v.get("event_count").asLong()).isEqualTo(2);
-    assertThat(v.get("window_end_ms").asLong() - v.get("window_start_ms").asLong()).isEqualTo(120_000);
+    assertThat(v.get("window_end_ms").asLong() - v.get("window_start_ms").asLong())
+        .isEqualTo(120_000);
     assertThat(v.get("sum_stake").asDouble()).isEqualTo(5.0);
     assertThat(v.get("game_code").asText()).isEqualTo("roulette");
     assertThat(v.get("channel").asText()).isEqualTo("web");
@@ -156,13 +189,16 @@ class ResultFormatterTest {
 
   @Test
   void shouldWriteNullForANonFiniteSumAndEscapeKeys() throws Exception {
-    JobSpec job = JobSpecLoader.parse(
-        "name: n\ninput: {keyPointer: /k, timePointer: /t, numericFields: [/v]}\nwindow: {size: 1s}\n", Map.of());
+    JobSpec job =
+        JobSpecLoader.parse(
+            "name: n\ninput: {keyPointer: /k, timePointer: /t, numericFields: [/v]}\nwindow: {size: 1s}\n",
+            Map.of());
     Aggregate agg = Aggregate.empty(job.toSketchSpec());
     agg.update(new double[] {Double.MAX_VALUE}, null, null, Double.NaN);
     agg.update(new double[] {Double.MAX_VALUE}, null, null, Double.NaN);
 
-    JsonNode r = JSON.readTree(new ResultFormatter(job).format("a\"b\\c\u2603", -1000, 0, agg, 0, null));
+    JsonNode r =
+        JSON.readTree(new ResultFormatter(job).format("a\"b\\c\u2603", -1000, 0, agg, 0, null));
 
     assertThat(r.get("key").asText()).isEqualTo("a\"b\\c\u2603");
     assertThat(r.get("timestamp").asText()).isEqualTo("1969-12-31 23:59:59");

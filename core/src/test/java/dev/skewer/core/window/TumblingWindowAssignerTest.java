@@ -13,22 +13,37 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class TumblingWindowAssignerTest {
 
-  private final WindowAssigner tenSeconds = WindowAssigner.of(WindowSpec.tumbling(Duration.ofSeconds(10)));
+  private final WindowAssigner tenSeconds =
+      WindowAssigner.of(WindowSpec.tumbling(Duration.ofSeconds(10)));
 
   @ParameterizedTest
   @CsvSource({
-      "0, 0", "1, 0", "9999, 0", "10000, 10000", "10001, 10000", "1700000000000, 1700000000000",
-      "1700000009999, 1700000000000", "-1, -10000", "-10000, -10000", "-10001, -20000",
-      "-9999, -10000"})
+    "0, 0",
+    "1, 0",
+    "9999, 0",
+    "10000, 10000",
+    "10001, 10000",
+    "1700000000000, 1700000000000",
+    "1700000009999, 1700000000000",
+    "-1, -10000",
+    "-10000, -10000",
+    "-10001, -20000",
+    "-9999, -10000"
+  })
   void shouldFloorEventTimesToTheWindowStart(long eventTimeMs, long expectedStart) {
     assertThat(tenSeconds.windowStartMs(eventTimeMs)).isEqualTo(expectedStart);
     assertThat(tenSeconds.windowEndMs(expectedStart)).isEqualTo(expectedStart + 10_000);
   }
 
   @ParameterizedTest
-  @CsvSource({"60000, 1700000012345, 1699999980000", "120000, 1700000012345, 1699999920000", "7, 20, 14"})
+  @CsvSource({
+    "60000, 1700000012345, 1699999980000",
+    "120000, 1700000012345, 1699999920000",
+    "7, 20, 14"
+  })
   void shouldAlignWindowsToTheEpoch(long sizeMs, long eventTimeMs, long expectedStart) {
-    assertThat(new TumblingWindowAssigner(sizeMs).windowStartMs(eventTimeMs)).isEqualTo(expectedStart);
+    assertThat(new TumblingWindowAssigner(sizeMs).windowStartMs(eventTimeMs))
+        .isEqualTo(expectedStart);
   }
 
   @Property(tries = 1000)
@@ -52,6 +67,7 @@ class TumblingWindowAssignerTest {
         .isInstanceOf(HoppingWindowAssigner.class);
     assertThat(WindowAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofMinutes(1))))
         .isInstanceOf(TumblingWindowAssigner.class);
-    assertThatThrownBy(() -> new TumblingWindowAssigner(0)).hasMessageContaining("sizeMs must be > 0, was 0");
+    assertThatThrownBy(() -> new TumblingWindowAssigner(0))
+        .hasMessageContaining("sizeMs must be > 0, was 0");
   }
 }

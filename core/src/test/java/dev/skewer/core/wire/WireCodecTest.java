@@ -22,38 +22,100 @@ class WireCodecTest {
 
   private static final Partial SESSION_PARTIAL =
       new Partial(
-          3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_150_000L, new byte[] {1, 2, 3},
-          new WindowShape.Session(600_000), 1_700_000_000_005L, 1_700_000_100_000L,
+          3,
+          7,
+          42,
+          "ad42",
+          1_700_000_000_000L,
+          1_700_000_150_000L,
+          new byte[] {1, 2, 3},
+          new WindowShape.Session(600_000),
+          1_700_000_000_005L,
+          1_700_000_100_000L,
           new String[] {"slots", null});
   private static final Partial HOPPING_PARTIAL =
       new Partial(
-          3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3},
-          new WindowShape.Hopping(60_000, 10_000), 1_700_000_000_000L, 1_700_000_009_999L,
+          3,
+          7,
+          42,
+          "ad42",
+          1_700_000_000_000L,
+          1_700_000_010_000L,
+          new byte[] {1, 2, 3},
+          new WindowShape.Hopping(60_000, 10_000),
+          1_700_000_000_000L,
+          1_700_000_009_999L,
           Partial.NO_DIMENSIONS);
 
   // golden encodings: a change here is a format change and must bump FORMAT_VERSION
   private static final String PARTIAL_HEX =
-      "0201" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
-          + "0000018bcfe58f10" + "0000018bcfe56800" + "0000018bcfe58f0f"
-          + "00" + "0000000000000000" + "0000000000000000" + "00"
-          + "00000004" + "61643432" + "00000003" + "010203";
+      "0201"
+          + "00000003"
+          + "0000000000000007"
+          + "000000000000002a"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f10"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f0f"
+          + "00"
+          + "0000000000000000"
+          + "0000000000000000"
+          + "00"
+          + "00000004"
+          + "61643432"
+          + "00000003"
+          + "010203";
   private static final String HOPPING_PARTIAL_HEX =
-      "0201" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
-          + "0000018bcfe58f10" + "0000018bcfe56800" + "0000018bcfe58f0f"
-          + "01" + "000000000000ea60" + "0000000000002710" + "00"
-          + "00000004" + "61643432" + "00000003" + "010203";
+      "0201"
+          + "00000003"
+          + "0000000000000007"
+          + "000000000000002a"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f10"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f0f"
+          + "01"
+          + "000000000000ea60"
+          + "0000000000002710"
+          + "00"
+          + "00000004"
+          + "61643432"
+          + "00000003"
+          + "010203";
   private static final String SESSION_PARTIAL_HEX =
-      "0201" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
-          + "0000018bcfe7b1f0" + "0000018bcfe56805" + "0000018bcfe6eea0"
-          + "02" + "00000000000927c0" + "0000000000000000"
-          + "02" + "00000005" + "736c6f7473" + "ffffffff"
-          + "00000004" + "61643432" + "00000003" + "010203";
+      "0201"
+          + "00000003"
+          + "0000000000000007"
+          + "000000000000002a"
+          + "0000018bcfe56800"
+          + "0000018bcfe7b1f0"
+          + "0000018bcfe56805"
+          + "0000018bcfe6eea0"
+          + "02"
+          + "00000000000927c0"
+          + "0000000000000000"
+          + "02"
+          + "00000005"
+          + "736c6f7473"
+          + "ffffffff"
+          + "00000004"
+          + "61643432"
+          + "00000003"
+          + "010203";
   private static final String WATERMARK_HEX =
       "0202" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
   // format version 1, written before hopping and session windows: still read
   private static final String PARTIAL_V1_HEX =
-      "0101" + "00000003" + "0000000000000007" + "000000000000002a" + "0000018bcfe56800"
-          + "0000018bcfe58f10" + "00000004" + "61643432" + "00000003" + "010203";
+      "0101"
+          + "00000003"
+          + "0000000000000007"
+          + "000000000000002a"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f10"
+          + "00000004"
+          + "61643432"
+          + "00000003"
+          + "010203";
   private static final String WATERMARK_V1_HEX =
       "0102" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
 
@@ -115,8 +177,17 @@ class WireCodecTest {
     long last = Math.max(first, start + Math.max(a, b) % slice);
     Partial p =
         new Partial(
-            1, 2, 3, "u1", start, start + slice, new byte[] {9}, new WindowShape.Session(4 * slice),
-            first, last, dims.toArray(new String[0]));
+            1,
+            2,
+            3,
+            "u1",
+            start,
+            start + slice,
+            new byte[] {9},
+            new WindowShape.Session(4 * slice),
+            first,
+            last,
+            dims.toArray(new String[0]));
     assertThat(WireCodec.decode(WireCodec.encode(p))).isEqualTo(p);
   }
 
@@ -129,7 +200,9 @@ class WireCodecTest {
   @Test
   void shouldThrowOnlyWireFormatExceptionWhenEncodingsAreMutated() {
     byte[][] seeds = {
-      WireCodec.encode(PARTIAL), WireCodec.encode(WATERMARK), WireCodec.encode(SESSION_PARTIAL),
+      WireCodec.encode(PARTIAL),
+      WireCodec.encode(WATERMARK),
+      WireCodec.encode(SESSION_PARTIAL),
       HexFormat.of().parseHex(PARTIAL_V1_HEX)
     };
     Random random = new Random(7);
@@ -165,64 +238,85 @@ class WireCodecTest {
   void shouldRejectMalformedInputWithAClearMessage() {
     assertThatThrownBy(() -> WireCodec.decode(null)).isInstanceOf(WireFormatException.class);
     assertThatThrownBy(() -> WireCodec.decode(new byte[] {1}))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("truncated header");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("truncated header");
     assertThatThrownBy(() -> WireCodec.decode(new byte[] {9, 1}))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("unsupported format version 9");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("unsupported format version 9");
     assertThatThrownBy(() -> WireCodec.decode(new byte[] {1, 5}))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("unknown type tag 5");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("unknown type tag 5");
     byte[] hugeKey = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     hugeKey[38] = 0x7f;
     assertThatThrownBy(() -> WireCodec.decode(hugeKey))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("key length");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("key length");
     byte[] longAggregate = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     longAggregate[49] = 0x7f;
     assertThatThrownBy(() -> WireCodec.decode(longAggregate))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("aggregate length");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("aggregate length");
     byte[] badUtf8 = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     badUtf8[42] = (byte) 0xC3;
     badUtf8[43] = 0x28;
     assertThatThrownBy(() -> WireCodec.decode(badUtf8))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("UTF-8");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("UTF-8");
     byte[] badWindow = HexFormat.of().parseHex(PARTIAL_V1_HEX);
     badWindow[30] = (byte) 0x80; // windowEndMs negative, before windowStartMs
     assertThatThrownBy(() -> WireCodec.decode(badWindow))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("windowEndMs");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("windowEndMs");
     byte[] badFlags = HexFormat.of().parseHex(WATERMARK_HEX);
     badFlags[22] = 2;
     assertThatThrownBy(() -> WireCodec.decode(badFlags))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("flags");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("flags");
     byte[] badShape = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
     badShape[54] = 9;
     assertThatThrownBy(() -> WireCodec.decode(badShape))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("unknown window shape 9");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("unknown window shape 9");
     byte[] badExtent = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
     badExtent[46] = 0x7f; // lastEventMs after the slice end
     assertThatThrownBy(() -> WireCodec.decode(badExtent))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("lastEventMs");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("lastEventMs");
     byte[] hugeDimension = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
     hugeDimension[72] = 0x7f;
     assertThatThrownBy(() -> WireCodec.decode(hugeDimension))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("dimension length");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("dimension length");
     byte[] badGap = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
     java.util.Arrays.fill(badGap, 55, 63, (byte) 0);
     assertThatThrownBy(() -> WireCodec.decode(badGap))
-        .isInstanceOf(WireFormatException.class).hasMessageContaining("gapMs");
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("gapMs");
   }
 
   @Test
   void shouldCompareByContentAndValidateFields() {
-    Partial copy = new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3});
+    Partial copy =
+        new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1, 2, 3});
     assertThat(copy).isEqualTo(PARTIAL).hasSameHashCodeAs(PARTIAL);
     assertThat(copy.toString()).contains("ad42", "3 bytes");
-    assertThat(new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1}))
+    assertThat(
+            new Partial(3, 7, 42, "ad42", 1_700_000_000_000L, 1_700_000_010_000L, new byte[] {1}))
         .isNotEqualTo(PARTIAL);
-    assertThatThrownBy(() -> new Partial(-1, 0, 0, "k", 0, 1, new byte[0])).hasMessage("sourcePartition must be >= 0, was -1");
-    assertThatThrownBy(() -> new Partial(0, -1, 0, "k", 0, 1, new byte[0])).hasMessage("epoch must be >= 0, was -1");
-    assertThatThrownBy(() -> new Partial(0, 0, -1, "k", 0, 1, new byte[0])).hasMessage("version must be >= 0, was -1");
-    assertThatThrownBy(() -> new Partial(0, 0, 0, "", 0, 1, new byte[0])).hasMessage("key must be non-empty, was ''");
-    assertThatThrownBy(() -> new Partial(0, 0, 0, "k", 5, 5, new byte[0])).hasMessage("windowEndMs must be > windowStartMs (5), was 5");
-    assertThatThrownBy(() -> new Watermark(-2, 0, 0, false)).hasMessage("sourcePartition must be >= 0, was -2");
-    assertThatThrownBy(() -> WireCodec.encode(new Partial(0, 0, 0, "k".repeat(70_000), 0, 1, new byte[0])))
+    assertThatThrownBy(() -> new Partial(-1, 0, 0, "k", 0, 1, new byte[0]))
+        .hasMessage("sourcePartition must be >= 0, was -1");
+    assertThatThrownBy(() -> new Partial(0, -1, 0, "k", 0, 1, new byte[0]))
+        .hasMessage("epoch must be >= 0, was -1");
+    assertThatThrownBy(() -> new Partial(0, 0, -1, "k", 0, 1, new byte[0]))
+        .hasMessage("version must be >= 0, was -1");
+    assertThatThrownBy(() -> new Partial(0, 0, 0, "", 0, 1, new byte[0]))
+        .hasMessage("key must be non-empty, was ''");
+    assertThatThrownBy(() -> new Partial(0, 0, 0, "k", 5, 5, new byte[0]))
+        .hasMessage("windowEndMs must be > windowStartMs (5), was 5");
+    assertThatThrownBy(() -> new Watermark(-2, 0, 0, false))
+        .hasMessage("sourcePartition must be >= 0, was -2");
+    assertThatThrownBy(
+            () -> WireCodec.encode(new Partial(0, 0, 0, "k".repeat(70_000), 0, 1, new byte[0])))
         .hasMessageContaining("key must be at most 65536 UTF-8 bytes, was 70000");
   }
 

@@ -20,10 +20,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code skewer bench checkpoint}: the cost of a node checkpoint with 10,000 and 100,000 open
- * (key, window) aggregates of the W1 job (count, sum, HLL++, t-digest): snapshot on the event
- * loop, the store's save (two Hazelcast members, backup count 1, mirrored synchronously to the
- * compacted Kafka topic), load and restore.
+ * {@code skewer bench checkpoint}: the cost of a node checkpoint with 10,000 and 100,000 open (key,
+ * window) aggregates of the W1 job (count, sum, HLL++, t-digest): snapshot on the event loop, the
+ * store's save (two Hazelcast members, backup count 1, mirrored synchronously to the compacted
+ * Kafka topic), load and restore.
  */
 @Command(
     name = "checkpoint",
@@ -31,13 +31,23 @@ import picocli.CommandLine.Option;
     description = "Checkpoint duration and size for 10,000 and 100,000 open keys (W1 job).")
 public final class CheckpointBench implements Callable<Integer> {
 
-  @Option(names = "--keys", split = ",", defaultValue = "10000,100000", description = "Open keys. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--keys",
+      split = ",",
+      defaultValue = "10000,100000",
+      description = "Open keys. Default: ${DEFAULT-VALUE}.")
   List<Integer> keys;
 
-  @Option(names = "--events-per-key", defaultValue = "10", description = "Events per key. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--events-per-key",
+      defaultValue = "10",
+      description = "Events per key. Default: ${DEFAULT-VALUE}.")
   int eventsPerKey;
 
-  @Option(names = "--runs", defaultValue = "5", description = "Runs per size. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--runs",
+      defaultValue = "5",
+      description = "Runs per size. Default: ${DEFAULT-VALUE}.")
   int runs;
 
   @Override
@@ -49,10 +59,13 @@ public final class CheckpointBench implements Callable<Integer> {
       int p1 = FreePorts.next();
       int p2 = FreePorts.next();
       List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
-      HazelcastInstance a = HazelcastMembers.start(ClusterSettings.loopback("bench", p1, members), "a", "node");
-      HazelcastInstance b = HazelcastMembers.start(ClusterSettings.loopback("bench", p2, members), "b", "node");
+      HazelcastInstance a =
+          HazelcastMembers.start(ClusterSettings.loopback("bench", p1, members), "a", "node");
+      HazelcastInstance b =
+          HazelcastMembers.start(ClusterSettings.loopback("bench", p2, members), "b", "node");
       try (HazelcastCheckpointStore store =
-          HazelcastCheckpointStore.create(a, KafkaSettings.of(kafka.bootstrapServers()), "bench.checkpoints")) {
+          HazelcastCheckpointStore.create(
+              a, KafkaSettings.of(kafka.bootstrapServers()), "bench.checkpoints")) {
         for (int n : keys) {
           PartitionAggregator agg = build(job, windows, n);
           List<Double> snapMs = new ArrayList<>();
@@ -99,8 +112,7 @@ public final class CheckpointBench implements Callable<Integer> {
   }
 
   private PartitionAggregator build(JobSpec job, WindowAssigner windows, int n) {
-    PartitionAggregator agg =
-        new PartitionAggregator(0, 1, windows, 2_000, 0, job.toSketchSpec());
+    PartitionAggregator agg = new PartitionAggregator(0, 1, windows, 2_000, 0, job.toSketchSpec());
     SplittableRandom rnd = new SplittableRandom(n);
     double[] numeric = new double[1];
     long t0 = 1_700_000_000_000L;
@@ -109,7 +121,8 @@ public final class CheckpointBench implements Callable<Integer> {
       for (int e = 0; e < eventsPerKey; e++) {
         double v = Math.exp(Math.log(20) + rnd.nextGaussian());
         numeric[0] = v;
-        agg.update(key, t0 + rnd.nextLong(0, 9_000), numeric, "u" + rnd.nextInt(1_000_000), null, v);
+        agg.update(
+            key, t0 + rnd.nextLong(0, 9_000), numeric, "u" + rnd.nextInt(1_000_000), null, v);
       }
     }
     return agg;

@@ -43,16 +43,25 @@ import picocli.CommandLine.Option;
     description = "W1 end-to-end: JSON events on the embedded broker to final results.")
 public final class EndToEndBench implements Callable<Integer> {
 
-  @Option(names = "--events", defaultValue = "1000000", description = "Events. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--events",
+      defaultValue = "1000000",
+      description = "Events. Default: ${DEFAULT-VALUE}.")
   long events;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Timed runs. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--runs",
+      defaultValue = "3",
+      description = "Timed runs. Default: ${DEFAULT-VALUE}.")
   int runs;
 
   @Option(names = "--nodes", defaultValue = "2", description = "Nodes. Default: ${DEFAULT-VALUE}.")
   int nodes;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Workload seed. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Workload seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   @Override
@@ -67,12 +76,14 @@ public final class EndToEndBench implements Callable<Integer> {
       }
       ExactReference reference =
           ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
-      System.out.printf("Loading W1: %,d JSON events into '%s'...%n", events, base.topics().events());
+      System.out.printf(
+          "Loading W1: %,d JSON events into '%s'...%n", events, base.topics().events());
       LoadSummary load;
       try (LoadProducer producer =
           LoadProducer.builder(kafka.bootstrapServers(), base.topics().events())
               .reference(reference)
-              .progress(p -> System.out.printf("  %,d sent (%,.0f/s)%n", p.sent(), p.eventsPerSecond()))
+              .progress(
+                  p -> System.out.printf("  %,d sent (%,.0f/s)%n", p.sent(), p.eventsPerSecond()))
               .build()) {
         load = producer.run(Workload.of(WorkloadSpec.w1(events, seed)));
       }
@@ -128,8 +139,8 @@ public final class EndToEndBench implements Callable<Integer> {
 
   private record Run(long windows, long count, long lastResultMs) {}
 
-  private static Run awaitResults(EmbeddedKafka kafka, JobSpec job, long expectedWindows, long sinceMs)
-      throws Exception {
+  private static Run awaitResults(
+      EmbeddedKafka kafka, JobSpec job, long expectedWindows, long sinceMs) throws Exception {
     long deadline = System.currentTimeMillis() + Duration.ofMinutes(10).toMillis();
     long lastProgress = 0;
     while (System.currentTimeMillis() < deadline) {
@@ -144,7 +155,8 @@ public final class EndToEndBench implements Callable<Integer> {
       Thread.sleep(100);
     }
     List<ConsumerRecord<byte[], byte[]>> results =
-        TopicReader.readAll(kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(60));
+        TopicReader.readAll(
+            kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(60));
     Set<String> keys = new HashSet<>();
     long last = sinceMs;
     long count = 0;
@@ -170,7 +182,8 @@ public final class EndToEndBench implements Callable<Integer> {
     Admin admin = kafka.admin();
     var desc = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
     Map<TopicPartition, OffsetSpec> specs = new java.util.HashMap<>();
-    desc.partitions().forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+    desc.partitions()
+        .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
     ListOffsetsResult r = admin.listOffsets(specs);
     long sum = 0;
     for (var e : r.all().get().values()) {

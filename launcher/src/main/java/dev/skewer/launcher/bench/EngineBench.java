@@ -18,19 +18,31 @@ import picocli.CommandLine.Option;
 @Command(
     name = "engine",
     mixinStandardHelpOptions = true,
-    description = "W1 engine-only: in-memory events through the node and coordinator cores vs a plain loop.")
+    description =
+        "W1 engine-only: in-memory events through the node and coordinator cores vs a plain loop.")
 public final class EngineBench implements Callable<Integer> {
 
-  @Option(names = "--events", defaultValue = "1000000", description = "Events. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--events",
+      defaultValue = "1000000",
+      description = "Events. Default: ${DEFAULT-VALUE}.")
   long events;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Timed runs (after one warm-up). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--runs",
+      defaultValue = "3",
+      description = "Timed runs (after one warm-up). Default: ${DEFAULT-VALUE}.")
   int runs;
 
-  @Option(names = "--json", description = "Also time the pipeline with JSON decoding of every event.")
+  @Option(
+      names = "--json",
+      description = "Also time the pipeline with JSON decoding of every event.")
   boolean json;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Workload seed. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Workload seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   @Override
@@ -40,7 +52,8 @@ public final class EngineBench implements Callable<Integer> {
     int partials = job.topics().partialsPartitions();
     System.out.printf("Generating W1: %,d events (seed %d)...%n", events, seed);
     W1Events e =
-        W1Events.generate(WorkloadSpec.w1(events, seed), sources, json, i -> System.out.printf("  %,d%n", i));
+        W1Events.generate(
+            WorkloadSpec.w1(events, seed), sources, json, i -> System.out.printf("  %,d%n", i));
     long expectedWindows = e.reference.windows().size();
     System.out.printf(
         "Reference: %,d events in %,d (key, window) results. JVM %s, max heap %d MB, %d cores.%n",
@@ -67,14 +80,16 @@ public final class EngineBench implements Callable<Integer> {
       double[] numeric = new double[1];
       for (int i = 0; i < e.n; i++) {
         numeric[0] = e.value[i];
-        pipeline.update(e.partition[i], e.key[i], e.eventTimeMs[i], numeric, e.user[i], null, e.value[i]);
+        pipeline.update(
+            e.partition[i], e.key[i], e.eventTimeMs[i], numeric, e.user[i], null, e.value[i]);
         if (i % 20_000 == 19_999) {
           pipeline.round();
         }
       }
       pipeline.finish();
       double engineRate = e.n * 1e9 / (System.nanoTime() - t1);
-      boolean engineOk = sink.results == expectedWindows && sink.events == e.n && pipeline.late() == 0;
+      boolean engineOk =
+          sink.results == expectedWindows && sink.events == e.n && pipeline.late() == 0;
 
       String jsonPart = "";
       boolean jsonOk = true;
@@ -91,7 +106,8 @@ public final class EngineBench implements Callable<Integer> {
         jp.finish();
         double jsonRate = e.n * 1e9 / (System.nanoTime() - t2);
         jsonOk = jsink.results == expectedWindows && jsink.events == e.n && jp.dlq() == 0;
-        jsonPart = String.format("   engine+JSON %,.0f ev/s%s", jsonRate, jsonOk ? "" : " MISMATCH");
+        jsonPart =
+            String.format("   engine+JSON %,.0f ev/s%s", jsonRate, jsonOk ? "" : " MISMATCH");
         if (run > 0) {
           engineJson.add(jsonRate);
         }
@@ -130,7 +146,10 @@ public final class EngineBench implements Callable<Integer> {
           "engine with JSON decoding: median %,.0f ev/s [%,.0f-%,.0f]%n",
           median(engineJson), Collections.min(engineJson), Collections.max(engineJson));
     }
-    System.out.println(ok ? "check: every run counted all events into the reference's (key, window) results" : "check: MISMATCH");
+    System.out.println(
+        ok
+            ? "check: every run counted all events into the reference's (key, window) results"
+            : "check: MISMATCH");
     return ok ? 0 : 1;
   }
 
@@ -156,7 +175,10 @@ public final class EngineBench implements Callable<Integer> {
     public void accept(dev.skewer.coordinator.merge.FinalResult r) {
       results++;
       events += r.aggregate().count();
-      bytes += formatter.format(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), r.revision(), null).length;
+      bytes +=
+          formatter.format(
+                  r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate(), r.revision(), null)
+              .length;
     }
   }
 }

@@ -17,8 +17,8 @@ import org.apache.kafka.common.utils.Utils;
 
 /**
  * Both stages without Kafka: one {@link PartitionAggregator} per source partition, one {@link
- * WindowMerger} per partials partition, Partials and Watermarks encoded and decoded with the
- * wire codec exactly as they would cross the partials topic, routed by the producer's default
+ * WindowMerger} per partials partition, Partials and Watermarks encoded and decoded with the wire
+ * codec exactly as they would cross the partials topic, routed by the producer's default
  * partitioner. {@link #round} plays the part of the end of a poll batch.
  *
  * <p>Single-threaded; not thread-safe.
@@ -34,7 +34,8 @@ public final class EnginePipeline {
   private long late;
   private long dlq;
 
-  public EnginePipeline(JobSpec job, int sourcePartitions, int partialsPartitions, ResultSink sink) {
+  public EnginePipeline(
+      JobSpec job, int sourcePartitions, int partialsPartitions, ResultSink sink) {
     WindowAssigner windows = WindowAssigner.of(job.window());
     long delay = job.watermark().delay().toMillis();
     long lateness = job.allowedLateness().toMillis();
@@ -60,7 +61,8 @@ public final class EnginePipeline {
       String distinctItem,
       String frequentItem,
       double quantileValue) {
-    if (nodes[partition].update(key, eventTimeMs, numeric, distinctItem, frequentItem, quantileValue)
+    if (nodes[partition].update(
+            key, eventTimeMs, numeric, distinctItem, frequentItem, quantileValue)
         == PartitionAggregator.Outcome.LATE) {
       late++;
     }

@@ -22,8 +22,8 @@ import org.apache.kafka.common.utils.Utils;
 /**
  * Per-node load of one event stream under four placements, in simulated time: plain hashing,
  * two-choices (each key has two hashed partitions, each event goes to the less loaded), salting
- * with a static table computed from exact whole-run counts, and salting with the dynamic loop
- * node detectors → fanout policy → table, applied one tick after each decision.
+ * with a static table computed from exact whole-run counts, and salting with the dynamic loop node
+ * detectors → fanout policy → table, applied one tick after each decision.
  *
  * <p>Single-threaded; the counts are exact, so the figures are deterministic by seed.
  */
@@ -75,15 +75,16 @@ final class HotKeySimulation {
   }
 
   /**
-   * Partial key grouping (Nasir et al., "The power of both choices", ICDE 2015): candidates
-   * {@code murmur2(key)} and {@code murmur2(key + "\u0001")}, the less loaded one wins.
+   * Partial key grouping (Nasir et al., "The power of both choices", ICDE 2015): candidates {@code
+   * murmur2(key)} and {@code murmur2(key + "\u0001")}, the less loaded one wins.
    */
   Loads twoChoices(HotKeyEvents e) {
     long[] load = new long[partitions];
     Map<String, int[]> memo = new HashMap<>();
     for (int i = 0; i < e.n; i++) {
-      int[] c = memo.computeIfAbsent(e.key[i],
-          k -> new int[] {hash(k, partitions), hash(k + "\u0001", partitions)});
+      int[] c =
+          memo.computeIfAbsent(
+              e.key[i], k -> new int[] {hash(k, partitions), hash(k + "\u0001", partitions)});
       load[load[c[0]] <= load[c[1]] ? c[0] : c[1]]++;
     }
     return new Loads(load);
@@ -130,9 +131,9 @@ final class HotKeySimulation {
 
   /**
    * The dynamic loop. Per event: route by the applied table, node detector update. Per tick:
-   * candidates and partition rates to the policy, then decide; the decision is applied at the
-   * next tick (publication latency). Exact per-window counts reach the policy when a window's
-   * end + watermark delay has passed.
+   * candidates and partition rates to the policy, then decide; the decision is applied at the next
+   * tick (publication latency). Exact per-window counts reach the policy when a window's end +
+   * watermark delay has passed.
    */
   Dynamic dynamic(
       HotKeyEvents e,
@@ -198,7 +199,11 @@ final class HotKeySimulation {
       windows.computeIfAbsent(windowStart, w -> new HashMap<>())
           .computeIfAbsent(key, k -> new long[1])[0]++;
     }
-    return new Dynamic(new Loads(whole), new Loads(steady), everHot, maxTable,
+    return new Dynamic(
+        new Loads(whole),
+        new Loads(steady),
+        everHot,
+        maxTable,
         burstSaltedAt < 0 ? -1 : burstSaltedAt - burstStart,
         burstFellBackAt < 0 ? -1 : burstFellBackAt - burstStart);
   }

@@ -9,15 +9,16 @@ import java.util.TreeMap;
 
 /**
  * The baseline of W1: one thread, one map per window of key to {@link Aggregate} with the same
- * sketches, results formatted when a window closes by the same watermark rule. What the
- * aggregation costs with no distribution at all.
+ * sketches, results formatted when a window closes by the same watermark rule. What the aggregation
+ * costs with no distribution at all.
  */
 final class PlainLoop {
 
   private PlainLoop() {}
 
   /** Runs W1 and returns {results, events counted}. */
-  static long[] run(W1Events e, SketchSpec spec, ResultFormatter formatter, long windowMs, long delayMs) {
+  static long[] run(
+      W1Events e, SketchSpec spec, ResultFormatter formatter, long windowMs, long delayMs) {
     TreeMap<Long, Map<String, Aggregate>> open = new TreeMap<>();
     double[] numeric = new double[1];
     long maxT = Long.MIN_VALUE;
@@ -45,7 +46,15 @@ final class PlainLoop {
         while (!open.isEmpty() && open.firstKey() + windowMs <= wm) {
           var closed = open.pollFirstEntry();
           for (var entry : closed.getValue().entrySet()) {
-            bytes += formatter.format(entry.getKey(), closed.getKey(), closed.getKey() + windowMs, entry.getValue(), 0, null).length;
+            bytes +=
+                formatter.format(
+                        entry.getKey(),
+                        closed.getKey(),
+                        closed.getKey() + windowMs,
+                        entry.getValue(),
+                        0,
+                        null)
+                    .length;
             results++;
             events += entry.getValue().count();
           }
@@ -54,7 +63,15 @@ final class PlainLoop {
     }
     for (var closed : open.entrySet()) {
       for (var entry : closed.getValue().entrySet()) {
-        bytes += formatter.format(entry.getKey(), closed.getKey(), closed.getKey() + windowMs, entry.getValue(), 0, null).length;
+        bytes +=
+            formatter.format(
+                    entry.getKey(),
+                    closed.getKey(),
+                    closed.getKey() + windowMs,
+                    entry.getValue(),
+                    0,
+                    null)
+                .length;
         results++;
         events += entry.getValue().count();
       }

@@ -18,12 +18,12 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code skewer bench sliding}: W4 of BENCHMARK.md. Node throughput on W1 events (W1's sketches:
- * count, sum, HLL++ distinct users, t-digest) for tumbling 60 s windows beside hopping 60 s
- * windows every 60 s, 10 s and 1 s (size/hop 1, 6, 60), interleaved in every run so ratios are
- * measured side by side; then the node state per key for each. A run feeds every event to the
- * {@link PartitionAggregator} of its partition, emits every 10,000 events (Partials encoded with
- * the wire codec, as the ingest verticle does) and finalizes at the end, so every slice is
- * emitted once. The order of the configurations rotates from run to run.
+ * count, sum, HLL++ distinct users, t-digest) for tumbling 60 s windows beside hopping 60 s windows
+ * every 60 s, 10 s and 1 s (size/hop 1, 6, 60), interleaved in every run so ratios are measured
+ * side by side; then the node state per key for each. A run feeds every event to the {@link
+ * PartitionAggregator} of its partition, emits every 10,000 events (Partials encoded with the wire
+ * codec, as the ingest verticle does) and finalizes at the end, so every slice is emitted once. The
+ * order of the configurations rotates from run to run.
  */
 @Command(
     name = "sliding",
@@ -31,13 +31,22 @@ import picocli.CommandLine.Option;
     description = "W4: node throughput, tumbling vs hopping 60 s windows (size/hop 1, 6, 60).")
 public final class SlidingBench implements Callable<Integer> {
 
-  @Option(names = "--events", defaultValue = "3000000", description = "Events. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--events",
+      defaultValue = "3000000",
+      description = "Events. Default: ${DEFAULT-VALUE}.")
   long events;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Timed runs (after one warm-up). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--runs",
+      defaultValue = "3",
+      description = "Timed runs (after one warm-up). Default: ${DEFAULT-VALUE}.")
   int runs;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Workload seed. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Workload seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   private record Config(String name, WindowAssigner windows) {}
@@ -52,8 +61,11 @@ public final class SlidingBench implements Callable<Integer> {
     W1Events e = W1Events.generate(WorkloadSpec.w1(events, seed), sources, false, null);
     System.out.printf(
         "JVM %s, max heap %d MB, %d cores; %d source partitions, delay %d ms, lateness 0.%n",
-        Runtime.version(), Runtime.getRuntime().maxMemory() >> 20,
-        Runtime.getRuntime().availableProcessors(), sources, delayMs);
+        Runtime.version(),
+        Runtime.getRuntime().maxMemory() >> 20,
+        Runtime.getRuntime().availableProcessors(),
+        sources,
+        delayMs);
     List<Config> configs =
         List.of(
             new Config("tumbling 60s", new TumblingWindowAssigner(60_000)),
@@ -71,7 +83,8 @@ public final class SlidingBench implements Callable<Integer> {
         System.gc();
         long[] emitted = {0};
         long t0 = System.nanoTime();
-        PartitionAggregator[] nodes = feed(e, configs.get(c).windows(), spec, delayMs, sources, emitted);
+        PartitionAggregator[] nodes =
+            feed(e, configs.get(c).windows(), spec, delayMs, sources, emitted);
         for (PartitionAggregator node : nodes) {
           node.finalizeOpenWindows();
           node.emit(p -> emitted[0] += WireCodec.encode(p).length > 0 ? 1 : 0);
@@ -87,15 +100,22 @@ public final class SlidingBench implements Callable<Integer> {
       }
     }
     double tumbling = median(rates.get(0));
-    System.out.printf("%nNode throughput, median of %d runs (min-max), ratio to tumbling 60s:%n", runs);
+    System.out.printf(
+        "%nNode throughput, median of %d runs (min-max), ratio to tumbling 60s:%n", runs);
     for (int c = 0; c < configs.size(); c++) {
       List<Double> r = rates.get(c);
       System.out.printf(
           "  %-22s %,10.0f events/s (%,.0f-%,.0f)  x%.2f  %,d partials%n",
-          configs.get(c).name(), median(r), Collections.min(r), Collections.max(r),
-          median(r) / tumbling, partials[c]);
+          configs.get(c).name(),
+          median(r),
+          Collections.min(r),
+          Collections.max(r),
+          median(r) / tumbling,
+          partials[c]);
     }
-    System.out.printf("%nNode state mid-stream (after %,d events, before emitting), per open key-slice:%n", e.n / 2);
+    System.out.printf(
+        "%nNode state mid-stream (after %,d events, before emitting), per open key-slice:%n",
+        e.n / 2);
     for (Config c : configs) {
       int half = e.n / 2;
       PartitionAggregator[] nodes = feedPrefix(e, c.windows(), spec, delayMs, sources, half);
@@ -115,7 +135,12 @@ public final class SlidingBench implements Callable<Integer> {
   }
 
   private static PartitionAggregator[] feed(
-      W1Events e, WindowAssigner windows, SketchSpec spec, long delayMs, int sources, long[] emitted) {
+      W1Events e,
+      WindowAssigner windows,
+      SketchSpec spec,
+      long delayMs,
+      int sources,
+      long[] emitted) {
     PartitionAggregator[] nodes = new PartitionAggregator[sources];
     for (int p = 0; p < sources; p++) {
       nodes[p] = new PartitionAggregator(p, 1, windows, delayMs, 0, spec);
@@ -123,7 +148,8 @@ public final class SlidingBench implements Callable<Integer> {
     double[] numeric = new double[1];
     for (int i = 0; i < e.n; i++) {
       numeric[0] = e.value[i];
-      nodes[e.partition[i]].update(e.key[i], e.eventTimeMs[i], numeric, e.user[i], null, e.value[i]);
+      nodes[e.partition[i]].update(
+          e.key[i], e.eventTimeMs[i], numeric, e.user[i], null, e.value[i]);
       if (i % 10_000 == 9_999) {
         for (PartitionAggregator node : nodes) {
           node.emit(p -> emitted[0] += WireCodec.encode(p).length > 0 ? 1 : 0);
@@ -142,7 +168,8 @@ public final class SlidingBench implements Callable<Integer> {
     double[] numeric = new double[1];
     for (int i = 0; i < n; i++) {
       numeric[0] = e.value[i];
-      nodes[e.partition[i]].update(e.key[i], e.eventTimeMs[i], numeric, e.user[i], null, e.value[i]);
+      nodes[e.partition[i]].update(
+          e.key[i], e.eventTimeMs[i], numeric, e.user[i], null, e.value[i]);
       if (i % 10_000 == 9_999) {
         for (PartitionAggregator node : nodes) {
           node.emit(p -> {});

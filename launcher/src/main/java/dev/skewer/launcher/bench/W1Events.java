@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 
 /**
- * W1 generated once into flat arrays (strings canonicalised: 100,000 keys and up to 1,000,000
- * users are shared, not one String per event), with the brute-force reference of the same
- * events, so timed runs measure aggregation and nothing else.
+ * W1 generated once into flat arrays (strings canonicalised: 100,000 keys and up to 1,000,000 users
+ * are shared, not one String per event), with the brute-force reference of the same events, so
+ * timed runs measure aggregation and nothing else.
  */
 final class W1Events {
   final int n;
@@ -37,7 +37,8 @@ final class W1Events {
         ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
   }
 
-  static W1Events generate(WorkloadSpec spec, int partitions, boolean withJson, LongConsumer progress) {
+  static W1Events generate(
+      WorkloadSpec spec, int partitions, boolean withJson, LongConsumer progress) {
     if (spec.events() > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("too many events for in-memory arrays: " + spec.events());
     }

@@ -10,7 +10,13 @@ import picocli.CommandLine.Command;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Run a reference workload of BENCHMARK.md and print the figures.",
-    subcommands = {EngineBench.class, EndToEndBench.class, CheckpointBench.class, dev.skewer.launcher.bench.HotKeyBench.class, dev.skewer.launcher.bench.SlidingBench.class})
+    subcommands = {
+      EngineBench.class,
+      EndToEndBench.class,
+      CheckpointBench.class,
+      dev.skewer.launcher.bench.HotKeyBench.class,
+      dev.skewer.launcher.bench.SlidingBench.class
+    })
 public final class BenchCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;

@@ -13,7 +13,10 @@ import picocli.CommandLine.Option;
     description = "Run a single-node Kafka broker (KRaft) for development and trials.")
 public final class BrokerCommand implements Callable<Integer> {
 
-  @Option(names = "--port", defaultValue = "9092", description = "Listener port. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--port",
+      defaultValue = "9092",
+      description = "Listener port. Default: ${DEFAULT-VALUE}.")
   int port;
 
   @Option(

@@ -67,9 +67,7 @@ public final class CommonOptions {
       description = "Compacted topic mirroring the checkpoints. Default: ${DEFAULT-VALUE}.")
   String checkpointTopic;
 
-  @Option(
-      names = "--no-provision",
-      description = "Do not create missing topics at start-up.")
+  @Option(names = "--no-provision", description = "Do not create missing topics at start-up.")
   boolean noProvision;
 
   JobSpec loadJob() {

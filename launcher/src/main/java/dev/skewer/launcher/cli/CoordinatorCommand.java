@@ -68,7 +68,11 @@ public final class CoordinatorCommand implements Callable<Integer> {
             Clock.systemUTC(),
             checkpoints);
     System.out.println(
-        "coordinator " + id + " running, HTTP API on port " + coordinator.httpPort() + "; Ctrl-C to stop");
+        "coordinator "
+            + id
+            + " running, HTTP API on port "
+            + coordinator.httpPort()
+            + "; Ctrl-C to stop");
     Processes.runUntilShutdown(coordinator, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }

@@ -21,7 +21,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,9 +34,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code skewer demo}: an embedded Kafka broker, nodes, a coordinator and the load generator in
- * one JVM, a live top-K table, and at the end a check of every result against the exact counts
- * the generator computed.
+ * {@code skewer demo}: an embedded Kafka broker, nodes, a coordinator and the load generator in one
+ * JVM, a live top-K table, and at the end a check of every result against the exact counts the
+ * generator computed.
  */
 @Command(
     name = "demo",
@@ -51,25 +50,48 @@ public final class DemoCommand implements Callable<Integer> {
   private static final DateTimeFormatter HMS =
       DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
 
-  @Option(names = "--duration", defaultValue = "60s", description = "How long to send events (e.g. 30s, 5m). Default: ${DEFAULT-VALUE}.", converter = DurationConverter.class)
+  @Option(
+      names = "--duration",
+      defaultValue = "60s",
+      description = "How long to send events (e.g. 30s, 5m). Default: ${DEFAULT-VALUE}.",
+      converter = DurationConverter.class)
   Duration duration;
 
-  @Option(names = "--rate", defaultValue = "5000", description = "Events per second. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--rate",
+      defaultValue = "5000",
+      description = "Events per second. Default: ${DEFAULT-VALUE}.")
   double rate;
 
-  @Option(names = "--nodes", defaultValue = "2", description = "Nodes to start. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--nodes",
+      defaultValue = "2",
+      description = "Nodes to start. Default: ${DEFAULT-VALUE}.")
   int nodes;
 
-  @Option(names = "--coordinators", defaultValue = "1", description = "Coordinators to start. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--coordinators",
+      defaultValue = "1",
+      description = "Coordinators to start. Default: ${DEFAULT-VALUE}.")
   int coordinators;
 
-  @Option(names = "--http-port", defaultValue = "8080", description = "The coordinator's HTTP API port (0 = any free port). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--http-port",
+      defaultValue = "8080",
+      description =
+          "The coordinator's HTTP API port (0 = any free port). Default: ${DEFAULT-VALUE}.")
   int httpPort;
 
-  @Option(names = "--hot-key-share", defaultValue = "0.2", description = "Share of events carried by the hot key ad0. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--hot-key-share",
+      defaultValue = "0.2",
+      description = "Share of events carried by the hot key ad0. Default: ${DEFAULT-VALUE}.")
   double hotKeyShare;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Load generator seed. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Load generator seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   @Override
@@ -160,20 +182,30 @@ public final class DemoCommand implements Callable<Integer> {
             summary.lateKind(),
             summary.malformed(),
             summary.future());
-        Duration settle = job.watermark().finalizeAfterIdle() == null
-            ? Duration.ofSeconds(10)
-            : job.watermark().finalizeAfterIdle().plusSeconds(5);
+        Duration settle =
+            job.watermark().finalizeAfterIdle() == null
+                ? Duration.ofSeconds(10)
+                : job.watermark().finalizeAfterIdle().plusSeconds(5);
         out.printf("Waiting up to %ds for the last windows to close...%n", settle.toSeconds() + 20);
         ResultCheck.Report report =
             awaitResults(kafka, job, reference, settle.plusSeconds(20), interrupted);
         out.println();
         out.println("Summary");
         out.printf("  events sent          %,d%n", summary.sent());
-        out.printf("  results emitted      %,d (%,d revisions)%n", report.resultRecords(), report.revisions());
-        out.printf("  late (side output)   %,d (expected %,d)%n", (long) count(registry, "skewer.events.late"), reference.late().size());
-        out.printf("  DLQ                  %,d (expected %,d)%n", (long) count(registry, "skewer.events.dlq"), reference.dlq().size());
+        out.printf(
+            "  results emitted      %,d (%,d revisions)%n",
+            report.resultRecords(), report.revisions());
+        out.printf(
+            "  late (side output)   %,d (expected %,d)%n",
+            (long) count(registry, "skewer.events.late"), reference.late().size());
+        out.printf(
+            "  DLQ                  %,d (expected %,d)%n",
+            (long) count(registry, "skewer.events.dlq"), reference.dlq().size());
         out.printf("  check                %s%n", report.summary());
-        out.println(report.ok() ? "RESULT: every result matched the exact counts." : "RESULT: MISMATCH (see above)");
+        out.println(
+            report.ok()
+                ? "RESULT: every result matched the exact counts."
+                : "RESULT: MISMATCH (see above)");
         return report.ok() || interrupted.get() ? 0 : 1;
       }
     } finally {
@@ -232,7 +264,8 @@ public final class DemoCommand implements Callable<Integer> {
           producer.stop();
           continue;
         }
-        render(out, http, cluster.httpPort(), registry, sent[0], System.currentTimeMillis() - startMs);
+        render(
+            out, http, cluster.httpPort(), registry, sent[0], System.currentTimeMillis() - startMs);
       }
       producerRef.set(null);
     }
@@ -243,7 +276,12 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   private void render(
-      PrintStream out, HttpClient http, int port, MeterRegistry registry, long sent, long elapsedMs) {
+      PrintStream out,
+      HttpClient http,
+      int port,
+      MeterRegistry registry,
+      long sent,
+      long elapsedMs) {
     StringBuilder sb = new StringBuilder();
     if (System.console() != null) {
       sb.append("\033[H\033[2J");
@@ -278,10 +316,12 @@ public final class DemoCommand implements Callable<Integer> {
         JsonArray keys = body.getJsonArray("keys");
         for (int i = 0; i < keys.size(); i++) {
           JsonObject e = keys.getJsonObject(i);
-          sb.append(String.format("  %3d  %-12s %,10d%n", i + 1, e.getString("key"), e.getLong("count")));
+          sb.append(
+              String.format("  %3d  %-12s %,10d%n", i + 1, e.getString("key"), e.getLong("count")));
         }
       } else {
-        sb.append("Top-K: no window has closed yet (the first closes one window + delay after the start)\n");
+        sb.append(
+            "Top-K: no window has closed yet (the first closes one window + delay after the start)\n");
       }
       HttpResponse<String> hot =
           http.send(
@@ -294,7 +334,10 @@ public final class DemoCommand implements Callable<Integer> {
         StringBuilder keys = new StringBuilder();
         for (int i = 0; i < table.size(); i++) {
           JsonObject h = table.getJsonObject(i);
-          keys.append(i == 0 ? "" : ", ").append(h.getString("key")).append(" x").append(h.getInteger("fanout"));
+          keys.append(i == 0 ? "" : ", ")
+              .append(h.getString("key"))
+              .append(" x")
+              .append(h.getInteger("fanout"));
         }
         sb.append("Hot keys salted by the load generator: ")
             .append(table.isEmpty() ? "none yet" : keys)
@@ -321,7 +364,8 @@ public final class DemoCommand implements Callable<Integer> {
       report =
           ResultCheck.check(
               reference,
-              TopicReader.readAll(kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)),
+              TopicReader.readAll(
+                  kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)),
               job.output().keyField(),
               job.input().numericFields().get(0).name(),
               false);
@@ -342,7 +386,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /** Converts "30s", "5m", "500ms" or ISO-8601 to a Duration (the job file's syntax). */
-  public static final class DurationConverter implements picocli.CommandLine.ITypeConverter<Duration> {
+  public static final class DurationConverter
+      implements picocli.CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
       return dev.skewer.core.job.Durations.parse(value);

@@ -17,7 +17,8 @@ public final class JobResources {
       if (in == null) {
         throw new IllegalStateException("examples/" + name + " is missing from the launcher jar");
       }
-      return JobSpecLoader.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), System.getenv());
+      return JobSpecLoader.parse(
+          new String(in.readAllBytes(), StandardCharsets.UTF_8), System.getenv());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

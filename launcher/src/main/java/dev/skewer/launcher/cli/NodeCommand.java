@@ -23,7 +23,10 @@ public final class NodeCommand implements Callable<Integer> {
 
   @Mixin CommonOptions common;
 
-  @Option(names = "--id", defaultValue = "node-1", description = "Node name. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--id",
+      defaultValue = "node-1",
+      description = "Node name. Default: ${DEFAULT-VALUE}.")
   String id;
 
   @Override

@@ -25,9 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts {@code nodes} nodes and {@code coordinators} coordinators in this JVM, each with its own
- * Vert.x instance and (when asked) its own Hazelcast member, all joining
- * one cluster on loopback. {@link #close} stops coordinators last so in-flight Partials are
- * still merged.
+ * Vert.x instance and (when asked) its own Hazelcast member, all joining one cluster on loopback.
+ * {@link #close} stops coordinators last so in-flight Partials are still merged.
  */
 public final class LocalCluster implements AutoCloseable {
 
@@ -58,7 +57,14 @@ public final class LocalCluster implements AutoCloseable {
       Clock clock)
       throws Exception {
     return start(
-        job, kafka, nodeCount, coordinatorCount, hazelcast, httpPort, registry, clock,
+        job,
+        kafka,
+        nodeCount,
+        coordinatorCount,
+        hazelcast,
+        httpPort,
+        registry,
+        clock,
         HotKeySettings.defaults());
   }
 
@@ -89,8 +95,7 @@ public final class LocalCluster implements AutoCloseable {
       int memberIndex = 0;
       for (int i = 1; i <= coordinatorCount; i++) {
         String id = "coordinator-" + i;
-        HazelcastInstance hz =
-            cluster.member(ports, memberIndex++, memberList, id, "coordinator");
+        HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "coordinator");
         cluster.coordinators.add(
             CoordinatorRuntime.start(
                 CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),

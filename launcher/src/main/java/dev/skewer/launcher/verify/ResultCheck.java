@@ -12,8 +12,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Compares the results topic with an {@link ExactReference}: for every (key, window) the last
- * revision's count, sum, min, max and distinct estimate; exactly one revision 0 per (key,
- * window); revisions only where the input had late-but-allowed events.
+ * revision's count, sum, min, max and distinct estimate; exactly one revision 0 per (key, window);
+ * revisions only where the input had late-but-allowed events.
  */
 public final class ResultCheck {
 
@@ -103,7 +103,15 @@ public final class ResultCheck {
       }
       if (rr.min() != w.min() || rr.max() != w.max()) {
         problems.add(
-            resultKey + ": min/max " + rr.min() + "/" + rr.max() + ", expected " + w.min() + "/" + w.max());
+            resultKey
+                + ": min/max "
+                + rr.min()
+                + "/"
+                + rr.max()
+                + ", expected "
+                + w.min()
+                + "/"
+                + w.max());
       }
       if (checkSketches && rr.distinctEstimate() >= 0) {
         long exp = w.aggregate().distinct().estimate();

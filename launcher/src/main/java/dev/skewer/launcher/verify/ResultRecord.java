@@ -25,7 +25,8 @@ public record ResultRecord(
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Parses a results-topic record; {@code keyField} and {@code sumField} name the JSON fields. */
-  public static ResultRecord parse(String resultKey, byte[] value, String keyField, String numericField) {
+  public static ResultRecord parse(
+      String resultKey, byte[] value, String keyField, String numericField) {
     JsonNode root;
     try {
       root = JSON.readTree(value);

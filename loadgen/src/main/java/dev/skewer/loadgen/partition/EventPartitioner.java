@@ -19,7 +19,6 @@ public final class EventPartitioner {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be >= 1: " + partitions);
     }
-    return Utils.toPositive(Utils.murmur2(recordKey.getBytes(StandardCharsets.UTF_8)))
-        % partitions;
+    return Utils.toPositive(Utils.murmur2(recordKey.getBytes(StandardCharsets.UTF_8))) % partitions;
   }
 }

@@ -33,14 +33,13 @@ import org.slf4j.LoggerFactory;
  * records get the record key {@code key#i}, the salts {@code i} taken round-robin per key, and go
  * to the partition {@link SaltRouter} computes, which is exactly where {@code SaltingPartitioner}
  * would send them; cold keys keep their record key and Kafka's default partition. Salting off:
- * every record to {@link EventPartitioner}'s partition of its record key, as before. Either way
- * the record is sent to an explicit partition, which is handed to the reference.
+ * every record to {@link EventPartitioner}'s partition of its record key, as before. Either way the
+ * record is sent to an explicit partition, which is handed to the reference.
  *
  * <p>{@link #run} blocks until the workload ends or {@link #stop} is called, then flushes and
  * returns a {@link LoadSummary}; run it on its own thread. Each sent event is fed, in send order,
- * to the optional {@link ExactReference} on the sending thread, with the partition it was sent
- * to. Progress is reported on the
- * sending thread at most once per second and once at the end.
+ * to the optional {@link ExactReference} on the sending thread, with the partition it was sent to.
+ * Progress is reported on the sending thread at most once per second and once at the end.
  *
  * <p>The record timestamp is the event time for NORMAL and LATE events and the wall clock for
  * MALFORMED and FUTURE ones (a broker rejects timestamps more than an hour ahead by default).
@@ -110,8 +109,12 @@ public final class LoadProducer implements AutoCloseable {
         follower.close();
       }
       throw new IllegalArgumentException(
-          "reference simulates " + reference.partitions() + " partitions but topic " + topic
-              + " has " + partitions);
+          "reference simulates "
+              + reference.partitions()
+              + " partitions but topic "
+              + topic
+              + " has "
+              + partitions);
     }
   }
 
@@ -165,9 +168,10 @@ public final class LoadProducer implements AutoCloseable {
         salted++;
       }
       byte[] key = event.recordKey() == null ? null : recordKey.getBytes(StandardCharsets.UTF_8);
-      int partition = key == null
-          ? EventPartitioner.partition("", partitions)
-          : router.partition(table, key, partitions);
+      int partition =
+          key == null
+              ? EventPartitioner.partition("", partitions)
+              : router.partition(table, key, partitions);
       long timestamp = event.wellFormed() ? event.eventTimeMs() : System.currentTimeMillis();
       producer.send(
           new ProducerRecord<>(topic, partition, timestamp, key, event.json()),
@@ -175,7 +179,10 @@ public final class LoadProducer implements AutoCloseable {
             if (exception != null) {
               failed.incrementAndGet();
               if (firstError.compareAndSet(null, exception)) {
-                LOG.warn("send to topic=[{}] partition=[{}] failed: {}", topic, partition,
+                LOG.warn(
+                    "send to topic=[{}] partition=[{}] failed: {}",
+                    topic,
+                    partition,
                     exception.toString());
               }
             }
@@ -188,8 +195,11 @@ public final class LoadProducer implements AutoCloseable {
       if (progress != null && (sent & 255) == 0) {
         long now = System.nanoTime();
         if (now - lastReportNs >= REPORT_INTERVAL_NS) {
-          progress.accept(new Progress(sent, Duration.ofNanos(now - startNs),
-              (sent - lastReportSent) * 1e9 / (now - lastReportNs)));
+          progress.accept(
+              new Progress(
+                  sent,
+                  Duration.ofNanos(now - startNs),
+                  (sent - lastReportSent) * 1e9 / (now - lastReportNs)));
           lastReportNs = now;
           lastReportSent = sent;
         }
@@ -201,11 +211,22 @@ public final class LoadProducer implements AutoCloseable {
       progress.accept(new Progress(sent, Duration.ofNanos(elapsedNs), sent * 1e9 / elapsedNs));
     }
     if (failed.get() > 0) {
-      LOG.warn("{} of {} records to topic=[{}] were not acknowledged; first: {}", failed.get(),
-          sent, topic, String.valueOf(firstError.get()));
+      LOG.warn(
+          "{} of {} records to topic=[{}] were not acknowledged; first: {}",
+          failed.get(),
+          sent,
+          topic,
+          String.valueOf(firstError.get()));
     }
-    return new LoadSummary(sent, byKind[0], byKind[1], byKind[2], byKind[3], failed.get(),
-        Duration.ofNanos(elapsedNs), sent * 1e9 / elapsedNs);
+    return new LoadSummary(
+        sent,
+        byKind[0],
+        byKind[1],
+        byKind[2],
+        byKind[3],
+        failed.get(),
+        Duration.ofNanos(elapsedNs),
+        sent * 1e9 / elapsedNs);
   }
 
   /** How many records were sent with a salted record key. */

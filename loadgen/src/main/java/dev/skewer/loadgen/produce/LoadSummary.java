@@ -27,8 +27,16 @@ public record LoadSummary(
   public LoadSummary {
     if (sent != normal + lateKind + malformed + future) {
       throw new IllegalArgumentException(
-          "sent must equal normal + lateKind + malformed + future: " + sent + " != "
-              + normal + " + " + lateKind + " + " + malformed + " + " + future);
+          "sent must equal normal + lateKind + malformed + future: "
+              + sent
+              + " != "
+              + normal
+              + " + "
+              + lateKind
+              + " + "
+              + malformed
+              + " + "
+              + future);
     }
   }
 }

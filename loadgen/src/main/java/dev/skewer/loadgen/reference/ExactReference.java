@@ -13,10 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Brute-force ground truth for tumbling event-time windows, computed from the generated events
- * in send order exactly as a node routes them.
+ * Brute-force ground truth for tumbling event-time windows, computed from the generated events in
+ * send order exactly as a node routes them.
  *
- * <p>Per source partition it tracks the watermark {@code max event time seen - delay}. For each event, in order:
+ * <p>Per source partition it tracks the watermark {@code max event time seen - delay}. For each
+ * event, in order:
  *
  * <ol>
  *   <li>MALFORMED and FUTURE events go to {@link #dlq()} and do not move the watermark;
@@ -101,13 +102,16 @@ public final class ExactReference {
       int partitions,
       SketchSpec sketchSpec) {
     return new ExactReference(
-        windowSize.toMillis(), delay.toMillis(), allowedLateness.toMillis(), partitions,
+        windowSize.toMillis(),
+        delay.toMillis(),
+        allowedLateness.toMillis(),
+        partitions,
         sketchSpec);
   }
 
   /**
-   * Folds in the next event in send order, on Kafka's default partition of its record key, and
-   * says where it went.
+   * Folds in the next event in send order, on Kafka's default partition of its record key, and says
+   * where it went.
    */
   public Route accept(GeneratedEvent event) {
     if (event.kind() == EventKind.MALFORMED || event.kind() == EventKind.FUTURE) {
@@ -120,8 +124,7 @@ public final class ExactReference {
   /** Folds in the next event in send order, sent to source partition {@code p}. */
   public Route accept(GeneratedEvent event, int p) {
     if (p < 0 || p >= partitions) {
-      throw new IllegalArgumentException(
-          "partition must be in [0, " + partitions + "): " + p);
+      throw new IllegalArgumentException("partition must be in [0, " + partitions + "): " + p);
     }
     if (event.kind() == EventKind.MALFORMED || event.kind() == EventKind.FUTURE) {
       dlq.add(event);

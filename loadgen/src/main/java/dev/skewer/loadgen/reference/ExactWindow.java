@@ -4,9 +4,9 @@ import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.SketchSpec;
 
 /**
- * The exact ground truth of one (key, window): count, sum, min and max of the value, the
- * reference {@link Aggregate} built from the same events with the job's {@link SketchSpec}, and
- * whether a revision is expected.
+ * The exact ground truth of one (key, window): count, sum, min and max of the value, the reference
+ * {@link Aggregate} built from the same events with the job's {@link SketchSpec}, and whether a
+ * revision is expected.
  *
  * <p>Filled by {@link ExactReference}; read-only for everyone else. Not thread-safe.
  */
@@ -82,8 +82,8 @@ public final class ExactWindow {
 
   /**
    * Whether an event within allowed lateness arrived after this window's end had passed its
-   * partition's watermark, so the node re-emits its partial. The coordinator emits a revised
-   * result if the window had also closed globally by then (the minimum over partitions).
+   * partition's watermark, so the node re-emits its partial. The coordinator emits a revised result
+   * if the window had also closed globally by then (the minimum over partitions).
    */
   public boolean revisionExpected() {
     return revisionExpected;
@@ -91,7 +91,19 @@ public final class ExactWindow {
 
   @Override
   public String toString() {
-    return "ExactWindow[" + key + "@" + windowStartMs + " count=" + count + " sum=" + sum
-        + " min=" + min + " max=" + max + (revisionExpected ? " revision" : "") + "]";
+    return "ExactWindow["
+        + key
+        + "@"
+        + windowStartMs
+        + " count="
+        + count
+        + " sum="
+        + sum
+        + " min="
+        + min
+        + " max="
+        + max
+        + (revisionExpected ? " revision" : "")
+        + "]";
   }
 }

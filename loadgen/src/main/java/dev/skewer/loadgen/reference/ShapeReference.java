@@ -14,20 +14,21 @@ import java.util.TreeMap;
 
 /**
  * Brute-force ground truth for tumbling, hopping and session windows, by event time, with the
- * nodes' lateness rule: events are fed in send order with the source partition they were sent
- * to; per partition the watermark is {@code max event time seen - delay}; an event is late iff
- * its slice's late boundary + allowed lateness ≤ that watermark (for tumbling windows the window
- * end, for hopping windows the end of the earliest window containing it, for sessions the end of
- * its gap/4 slice). Results are computed directly from the accepted events, without slices:
- * every window {@code [k*hop, k*hop + size)} containing an event, or every session (each key's
- * events sorted by time, split where two consecutive events are gap or more apart).
+ * nodes' lateness rule: events are fed in send order with the source partition they were sent to;
+ * per partition the watermark is {@code max event time seen - delay}; an event is late iff its
+ * slice's late boundary + allowed lateness ≤ that watermark (for tumbling windows the window end,
+ * for hopping windows the end of the earliest window containing it, for sessions the end of its
+ * gap/4 slice). Results are computed directly from the accepted events, without slices: every
+ * window {@code [k*hop, k*hop + size)} containing an event, or every session (each key's events
+ * sorted by time, split where two consecutive events are gap or more apart).
  *
  * <p>Keeps count, sum, min and max of one value per result. Not thread-safe.
  */
 public final class ShapeReference {
 
   /** One exact result: a window or a session ({@code endMs} is the last event for sessions). */
-  public record Result(String key, long startMs, long endMs, long count, double sum, double min, double max) {
+  public record Result(
+      String key, long startMs, long endMs, long count, double sum, double min, double max) {
     /** The results-topic key, {@code key@startMs}. */
     public String resultKey() {
       return key + "@" + startMs;
@@ -52,8 +53,14 @@ public final class ShapeReference {
   private long late;
 
   private ShapeReference(
-      Kind kind, long sizeMs, long hopMs, long gapMs, WindowAssigner slices, long delayMs,
-      long allowedLatenessMs, int partitions) {
+      Kind kind,
+      long sizeMs,
+      long hopMs,
+      long gapMs,
+      WindowAssigner slices,
+      long delayMs,
+      long allowedLatenessMs,
+      int partitions) {
     this.kind = kind;
     this.sizeMs = sizeMs;
     this.hopMs = hopMs;
@@ -65,22 +72,41 @@ public final class ShapeReference {
     Arrays.fill(maxEventTimeMs, Long.MIN_VALUE);
   }
 
-  public static ShapeReference tumbling(long sizeMs, long delayMs, long latenessMs, int partitions) {
+  public static ShapeReference tumbling(
+      long sizeMs, long delayMs, long latenessMs, int partitions) {
     return new ShapeReference(
-        Kind.TUMBLING, sizeMs, sizeMs, 0, new TumblingWindowAssigner(sizeMs), delayMs, latenessMs,
+        Kind.TUMBLING,
+        sizeMs,
+        sizeMs,
+        0,
+        new TumblingWindowAssigner(sizeMs),
+        delayMs,
+        latenessMs,
         partitions);
   }
 
   public static ShapeReference hopping(
       long sizeMs, long hopMs, long delayMs, long latenessMs, int partitions) {
     return new ShapeReference(
-        Kind.HOPPING, sizeMs, hopMs, 0, new HoppingWindowAssigner(sizeMs, hopMs), delayMs,
-        latenessMs, partitions);
+        Kind.HOPPING,
+        sizeMs,
+        hopMs,
+        0,
+        new HoppingWindowAssigner(sizeMs, hopMs),
+        delayMs,
+        latenessMs,
+        partitions);
   }
 
   public static ShapeReference sessions(long gapMs, long delayMs, long latenessMs, int partitions) {
     return new ShapeReference(
-        Kind.SESSION, 0, 0, gapMs, new SessionWindowAssigner(gapMs), delayMs, latenessMs,
+        Kind.SESSION,
+        0,
+        0,
+        gapMs,
+        new SessionWindowAssigner(gapMs),
+        delayMs,
+        latenessMs,
         partitions);
   }
 
@@ -143,14 +169,17 @@ public final class ShapeReference {
     List<double[]> session = new ArrayList<>();
     for (double[] ev : events) {
       if (!session.isEmpty() && (long) ev[0] - (long) session.get(session.size() - 1)[0] >= gapMs) {
-        Result r = result(key, (long) session.get(0)[0], (long) session.get(session.size() - 1)[0], session);
+        Result r =
+            result(
+                key, (long) session.get(0)[0], (long) session.get(session.size() - 1)[0], session);
         results.put(r.resultKey(), r);
         session = new ArrayList<>();
       }
       session.add(ev);
     }
     if (!session.isEmpty()) {
-      Result r = result(key, (long) session.get(0)[0], (long) session.get(session.size() - 1)[0], session);
+      Result r =
+          result(key, (long) session.get(0)[0], (long) session.get(session.size() - 1)[0], session);
       results.put(r.resultKey(), r);
     }
   }

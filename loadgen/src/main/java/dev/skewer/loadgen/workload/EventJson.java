@@ -3,8 +3,9 @@ package dev.skewer.loadgen.workload;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes event records by hand: {@code {"key":"ad17","user":"u123","value":12.3,"ts":1700000000000}}
- * with the value at most 3 decimals, and the broken variants of {@link Malformation}.
+ * Writes event records by hand: {@code
+ * {"key":"ad17","user":"u123","value":12.3,"ts":1700000000000}} with the value at most 3 decimals,
+ * and the broken variants of {@link Malformation}.
  *
  * <p>Keys and users are generated from {@code [a-z0-9#]} and are not escaped.
  */

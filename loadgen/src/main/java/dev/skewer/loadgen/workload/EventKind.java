@@ -5,9 +5,9 @@ public enum EventKind {
   /** A well-formed event with bounded disorder. */
   NORMAL,
   /**
-   * A well-formed event generated far behind the current time (beyond the allowed lateness). It
-   * is usually, but not necessarily, too late: only the partition's watermark decides (see
-   * {@link dev.skewer.loadgen.reference.ExactReference}).
+   * A well-formed event generated far behind the current time (beyond the allowed lateness). It is
+   * usually, but not necessarily, too late: only the partition's watermark decides (see {@link
+   * dev.skewer.loadgen.reference.ExactReference}).
    */
   LATE,
   /** Not a valid event (not JSON, not an object, missing field, NaN, over-size): DLQ. */

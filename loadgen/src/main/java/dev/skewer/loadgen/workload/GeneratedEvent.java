@@ -3,12 +3,12 @@ package dev.skewer.loadgen.workload;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One generated event: the fields it was generated from and the exact record value and key sent
- * to Kafka.
+ * One generated event: the fields it was generated from and the exact record value and key sent to
+ * Kafka.
  *
- * <p>For {@link EventKind#MALFORMED} events the fields are those the record would have carried;
- * the {@code json} is broken in one of the ways of {@link Malformation}. The byte array is shared,
- * not copied: do not modify it.
+ * <p>For {@link EventKind#MALFORMED} events the fields are those the record would have carried; the
+ * {@code json} is broken in one of the ways of {@link Malformation}. The byte array is shared, not
+ * copied: do not modify it.
  *
  * @param key the aggregation key, e.g. {@code ad17}
  * @param user the user id, e.g. {@code u123} (the distinct-count item)
@@ -38,8 +38,10 @@ public record GeneratedEvent(
     }
     if ((kind == EventKind.MALFORMED) != (malformation != null)) {
       throw new IllegalArgumentException(
-          "malformation must be set exactly for MALFORMED events: kind=" + kind
-              + " malformation=" + malformation);
+          "malformation must be set exactly for MALFORMED events: kind="
+              + kind
+              + " malformation="
+              + malformation);
     }
   }
 
@@ -50,7 +52,13 @@ public record GeneratedEvent(
       throw new IllegalArgumentException("use Malformation to build MALFORMED events");
     }
     return new GeneratedEvent(
-        key, user, value, eventTimeMs, kind, EventJson.encode(key, user, value, eventTimeMs), key,
+        key,
+        user,
+        value,
+        eventTimeMs,
+        kind,
+        EventJson.encode(key, user, value, eventTimeMs),
+        key,
         null);
   }
 
@@ -67,8 +75,14 @@ public record GeneratedEvent(
   @Override
   public String toString() {
     String text = jsonString();
-    return "GeneratedEvent[" + kind + (malformation == null ? "" : "/" + malformation)
-        + " recordKey=" + recordKey + " ts=" + eventTimeMs + " json="
+    return "GeneratedEvent["
+        + kind
+        + (malformation == null ? "" : "/" + malformation)
+        + " recordKey="
+        + recordKey
+        + " ts="
+        + eventTimeMs
+        + " json="
         + (text.length() > 120 ? text.substring(0, 120) + "...(" + text.length() + " chars)" : text)
         + "]";
   }

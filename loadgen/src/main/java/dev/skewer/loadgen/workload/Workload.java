@@ -9,8 +9,8 @@ import java.util.SplittableRandom;
  * The events of a {@link WorkloadSpec}, generated on demand in order.
  *
  * <p>A simulated workload ({@link #of}) is a pure function of its spec: the same spec yields the
- * same events, byte for byte. A live workload ({@link #live}) takes each event's nominal time
- * from a clock, so only its keys, users, values, kinds and jitters are deterministic.
+ * same events, byte for byte. A live workload ({@link #live}) takes each event's nominal time from
+ * a clock, so only its keys, users, values, kinds and jitters are deterministic.
  *
  * <p>Not thread-safe: one consumer iterates.
  */
@@ -18,6 +18,7 @@ public final class Workload implements Iterator<GeneratedEvent> {
 
   /** Share of MALFORMED events that are over-size (they cost 65 KiB each: keep them rare). */
   static final double HUGE_SHARE_OF_MALFORMED = 0.02;
+
   private static final Malformation[] SMALL_MALFORMATIONS = {
     Malformation.NOT_JSON,
     Malformation.JSON_ARRAY,

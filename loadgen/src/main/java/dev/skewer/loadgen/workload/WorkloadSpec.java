@@ -3,8 +3,8 @@ package dev.skewer.loadgen.workload;
 import java.time.Duration;
 
 /**
- * A synthetic workload, deterministic by {@code seed}. The reference workloads of BENCHMARK.md
- * are presets: {@link #w1}, {@link #w2}, {@link #w3}; {@link #demo} is the live demo's mix.
+ * A synthetic workload, deterministic by {@code seed}. The reference workloads of BENCHMARK.md are
+ * presets: {@link #w1}, {@link #w2}, {@link #w3}; {@link #demo} is the live demo's mix.
  *
  * <p>Event {@code i} (0-based) of a simulated workload has the nominal time {@code startMs + i *
  * 1000 / eventsPerSecond} (integer division); a live workload uses the clock's current time
@@ -12,14 +12,14 @@ import java.time.Duration;
  *
  * <ul>
  *   <li>kind: LATE with probability {@code lateFraction}, else MALFORMED with {@code
- *       malformedFraction}, else FUTURE with {@code futureFraction}, else NORMAL (one uniform
- *       draw, only if any fraction is positive);
+ *       malformedFraction}, else FUTURE with {@code futureFraction}, else NORMAL (one uniform draw,
+ *       only if any fraction is positive);
  *   <li>key: during the burst (nominal time within {@code [burstStartMs, burstStartMs +
  *       burstDurationMs)} of event 0's), {@code "ad" + (keys - 1)} with probability {@code
  *       burstShare} (one draw, only if positive and in the burst); else {@code "ad0"} with
- *       probability {@code hotKeyShare} (one draw, only if positive), else
- *       {@code "ad" + k}: k Zipf({@code zipfS}) over {@code [0, keys)}, or over {@code [1, keys)}
- *       when there is a hot key;
+ *       probability {@code hotKeyShare} (one draw, only if positive), else {@code "ad" + k}: k
+ *       Zipf({@code zipfS}) over {@code [0, keys)}, or over {@code [1, keys)} when there is a hot
+ *       key;
  *   <li>user: {@code "u" + id}, id uniform over {@code [0, users)};
  *   <li>value: log-normal with median {@code valueMedian} and {@code valueSigma}, 3 decimals;
  *   <li>event time: NORMAL: nominal minus a jitter uniform over {@code [0, disorderMs]}; LATE:
@@ -68,9 +68,7 @@ public record WorkloadSpec(
     long burstStartMs,
     long burstDurationMs) {
 
-  /**
-   * A spec without a burst (the original sixteen components).
-   */
+  /** A spec without a burst (the original sixteen components). */
   public WorkloadSpec(
       String name,
       long events,
@@ -88,13 +86,31 @@ public record WorkloadSpec(
       double malformedFraction,
       double futureFraction,
       long seed) {
-    this(name, events, keys, zipfS, hotKeyShare, users, valueMedian, valueSigma, startMs,
-        eventsPerSecond, disorderMs, lateFraction, lateByMs, malformedFraction, futureFraction,
-        seed, 0, 0, 0);
+    this(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        0,
+        0,
+        0);
   }
 
   /** T0 of the reference workloads. */
   public static final long T0_MS = 1_700_000_000_000L;
+
   public static final int DEFAULT_KEYS = 100_000;
   public static final double DEFAULT_ZIPF_S = 1.1;
   public static final int DEFAULT_USERS = 1_000_000;
@@ -102,6 +118,7 @@ public record WorkloadSpec(
   public static final double DEFAULT_VALUE_SIGMA = 1.0;
   public static final long DEFAULT_EVENTS_PER_SECOND = 100_000;
   public static final long DEFAULT_DISORDER_MS = 2_000;
+
   /** How far in the future a FUTURE event is. */
   public static final long FUTURE_BY_MS = Duration.ofDays(2).toMillis();
 
@@ -113,8 +130,7 @@ public record WorkloadSpec(
       throw new IllegalArgumentException("events must be >= 0: " + events);
     }
     if (keys < 1 || (hotKeyShare > 0 && keys < 2)) {
-      throw new IllegalArgumentException(
-          "keys must be >= 1 (>= 2 with a hot key): " + keys);
+      throw new IllegalArgumentException("keys must be >= 1 (>= 2 with a hot key): " + keys);
     }
     if (!(zipfS >= 0) || Double.isInfinite(zipfS)) {
       throw new IllegalArgumentException("zipfS must be finite and >= 0: " + zipfS);
@@ -143,12 +159,21 @@ public record WorkloadSpec(
     requireFraction("futureFraction", futureFraction);
     requireFraction("burstShare", burstShare);
     if (burstStartMs < 0 || burstDurationMs < 0) {
-      throw new IllegalArgumentException("burstStartMs and burstDurationMs must be >= 0: "
-          + burstStartMs + ", " + burstDurationMs);
+      throw new IllegalArgumentException(
+          "burstStartMs and burstDurationMs must be >= 0: "
+              + burstStartMs
+              + ", "
+              + burstDurationMs);
     }
     if (burstShare > 0 && (keys < 2 || hotKeyShare + burstShare > 1)) {
-      throw new IllegalArgumentException("a burst needs keys >= 2 and hotKeyShare + burstShare"
-          + " <= 1: keys=" + keys + " hotKeyShare=" + hotKeyShare + " burstShare=" + burstShare);
+      throw new IllegalArgumentException(
+          "a burst needs keys >= 2 and hotKeyShare + burstShare"
+              + " <= 1: keys="
+              + keys
+              + " hotKeyShare="
+              + hotKeyShare
+              + " burstShare="
+              + burstShare);
     }
     if (lateFraction + malformedFraction + futureFraction > 1) {
       throw new IllegalArgumentException(
@@ -164,14 +189,28 @@ public record WorkloadSpec(
   }
 
   /**
-   * W1, the peer race: 100,000 keys Zipf 1.1, 1,000,000 users, log-normal value (median 20,
-   * sigma 1), 100,000 events per simulated second from T0, jitter [0, 2000] ms, nothing late or
+   * W1, the peer race: 100,000 keys Zipf 1.1, 1,000,000 users, log-normal value (median 20, sigma
+   * 1), 100,000 events per simulated second from T0, jitter [0, 2000] ms, nothing late or
    * malformed.
    */
   public static WorkloadSpec w1(long events, long seed) {
-    return new WorkloadSpec("W1", events, DEFAULT_KEYS, DEFAULT_ZIPF_S, 0, DEFAULT_USERS,
-        DEFAULT_VALUE_MEDIAN, DEFAULT_VALUE_SIGMA, T0_MS, DEFAULT_EVENTS_PER_SECOND,
-        DEFAULT_DISORDER_MS, 0, 0, 0, 0, seed);
+    return new WorkloadSpec(
+        "W1",
+        events,
+        DEFAULT_KEYS,
+        DEFAULT_ZIPF_S,
+        0,
+        DEFAULT_USERS,
+        DEFAULT_VALUE_MEDIAN,
+        DEFAULT_VALUE_SIGMA,
+        T0_MS,
+        DEFAULT_EVENTS_PER_SECOND,
+        DEFAULT_DISORDER_MS,
+        0,
+        0,
+        0,
+        0,
+        seed);
   }
 
   /** W2, one viral key: W1 with {@code ad0} carrying 50% of the events. */
@@ -185,23 +224,37 @@ public record WorkloadSpec(
   }
 
   /**
-   * The live demo's endless mix (use with {@link Workload#live}): 10,000 keys Zipf 1.1, a hot
-   * key with {@code hotKeyShare}, 100,000 users, disorder up to {@code disorder}, 0.2% LATE
-   * events {@code lateBy} behind, 0.1% MALFORMED, 0.05% FUTURE.
+   * The live demo's endless mix (use with {@link Workload#live}): 10,000 keys Zipf 1.1, a hot key
+   * with {@code hotKeyShare}, 100,000 users, disorder up to {@code disorder}, 0.2% LATE events
+   * {@code lateBy} behind, 0.1% MALFORMED, 0.05% FUTURE.
    *
    * @param lateBy should exceed allowed lateness + window size + watermark delay, plus a margin
    */
   public static WorkloadSpec demo(
       double hotKeyShare, Duration disorder, Duration lateBy, long seed) {
-    return new WorkloadSpec("demo", Long.MAX_VALUE, 10_000, DEFAULT_ZIPF_S, hotKeyShare, 100_000,
-        DEFAULT_VALUE_MEDIAN, DEFAULT_VALUE_SIGMA, 0, DEFAULT_EVENTS_PER_SECOND,
-        disorder.toMillis(), 0.002, lateBy.toMillis(), 0.001, 0.0005, seed);
+    return new WorkloadSpec(
+        "demo",
+        Long.MAX_VALUE,
+        10_000,
+        DEFAULT_ZIPF_S,
+        hotKeyShare,
+        100_000,
+        DEFAULT_VALUE_MEDIAN,
+        DEFAULT_VALUE_SIGMA,
+        0,
+        DEFAULT_EVENTS_PER_SECOND,
+        disorder.toMillis(),
+        0.002,
+        lateBy.toMillis(),
+        0.001,
+        0.0005,
+        seed);
   }
 
   /**
    * The burst preset: W1 where the coldest key {@code "ad" + (keys - 1)} suddenly carries {@code
-   * share} of all events from {@code start} after the first event for {@code duration}, then
-   * cools back to its Zipf share.
+   * share} of all events from {@code start} after the first event for {@code duration}, then cools
+   * back to its Zipf share.
    */
   public static WorkloadSpec burst(
       long events, long seed, Duration start, Duration duration, double share) {
@@ -220,82 +273,303 @@ public record WorkloadSpec(
 
   /** A burst of {@code share} of the events, {@code start} after event 0, for {@code duration}. */
   public WorkloadSpec withBurst(double share, Duration start, Duration duration) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, share, start.toMillis(), duration.toMillis());
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        share,
+        start.toMillis(),
+        duration.toMillis());
   }
 
   public WorkloadSpec withName(String name) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withEvents(long events) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withKeys(int keys) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withZipfS(double zipfS) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withHotKeyShare(double hotKeyShare) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withUsers(int users) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   /** Simulated time: starts at {@code startMs} with {@code eventsPerSecond}. */
   public WorkloadSpec withTime(long startMs, long eventsPerSecond) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withDisorder(Duration disorder) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorder.toMillis(), lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorder.toMillis(),
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   /** {@code lateFraction} of the events are LATE, {@code lateBy} behind the nominal time. */
   public WorkloadSpec withLate(double lateFraction, Duration lateBy) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateBy.toMillis(),
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateBy.toMillis(),
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withMalformed(double malformedFraction) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withFuture(double futureFraction) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 
   public WorkloadSpec withSeed(long seed) {
-    return new WorkloadSpec(name, events, keys, zipfS, hotKeyShare, users, valueMedian,
-        valueSigma, startMs, eventsPerSecond, disorderMs, lateFraction, lateByMs,
-        malformedFraction, futureFraction, seed, burstShare, burstStartMs, burstDurationMs);
+    return new WorkloadSpec(
+        name,
+        events,
+        keys,
+        zipfS,
+        hotKeyShare,
+        users,
+        valueMedian,
+        valueSigma,
+        startMs,
+        eventsPerSecond,
+        disorderMs,
+        lateFraction,
+        lateByMs,
+        malformedFraction,
+        futureFraction,
+        seed,
+        burstShare,
+        burstStartMs,
+        burstDurationMs);
   }
 }

@@ -16,7 +16,8 @@ class EventPartitionerTest {
         assertThat(EventPartitioner.partition(key, partitions))
             .as("key %s over %d partitions", key, partitions)
             .isEqualTo(
-                BuiltInPartitioner.partitionForKey(key.getBytes(StandardCharsets.UTF_8), partitions));
+                BuiltInPartitioner.partitionForKey(
+                    key.getBytes(StandardCharsets.UTF_8), partitions));
       }
     }
   }

@@ -23,8 +23,8 @@ class ExactReferenceAggregateTest {
   @Test
   void shouldBuildReferenceAggregatesFromTheSameEventsWhenSpecGiven() {
     // given
-    ExactReference ref = ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2),
-        Duration.ZERO, 4, W1_SPEC);
+    ExactReference ref =
+        ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, W1_SPEC);
     Workload workload = Workload.of(WorkloadSpec.w1(30_000, 3).withKeys(50));
     Map<WindowKey, Set<String>> users = new HashMap<>();
 
@@ -32,8 +32,11 @@ class ExactReferenceAggregateTest {
     while (workload.hasNext()) {
       GeneratedEvent e = workload.next();
       ref.accept(e);
-      users.computeIfAbsent(new WindowKey(e.key(), Math.floorDiv(e.eventTimeMs(), 10_000) * 10_000),
-          k -> new HashSet<>()).add(e.user());
+      users
+          .computeIfAbsent(
+              new WindowKey(e.key(), Math.floorDiv(e.eventTimeMs(), 10_000) * 10_000),
+              k -> new HashSet<>())
+          .add(e.user());
     }
 
     // then
@@ -46,7 +49,8 @@ class ExactReferenceAggregateTest {
       assertThat(a.max(0)).isEqualTo(w.max());
       long exact = users.get(new WindowKey(w.key(), w.windowStartMs())).size();
       // sparse HLL++ (p' = 25) is near exact at these cardinalities
-      assertThat((double) a.distinct().estimate()).isCloseTo(exact, offset(Math.max(2, exact * 0.02)));
+      assertThat((double) a.distinct().estimate())
+          .isCloseTo(exact, offset(Math.max(2, exact * 0.02)));
     }
   }
 }

@@ -40,8 +40,8 @@ class ExactReferenceTest {
 
     // then
     WindowKey first = new WindowKey("a", 0);
-    assertThat(ref.windows()).containsOnlyKeys(first, new WindowKey("a", 10_000),
-        new WindowKey("b", 10_000));
+    assertThat(ref.windows())
+        .containsOnlyKeys(first, new WindowKey("a", 10_000), new WindowKey("b", 10_000));
     ExactWindow a0 = ref.windows().get(first);
     assertThat(a0.count()).isEqualTo(2);
     assertThat(a0.sum()).isEqualTo(4.0);
@@ -71,11 +71,26 @@ class ExactReferenceTest {
     // given
     ExactReference ref = new ExactReference(SIZE, DELAY, LATENESS, 1, null);
     ref.accept(event("a", 20_000, 1.0)); // wm 18 000
-    GeneratedEvent future = new GeneratedEvent("a", "u1", 1.0, 20_000 + 2 * 86_400_000L,
-        EventKind.FUTURE, EventJson.encode("a", "u1", 1.0, 20_000 + 2 * 86_400_000L), "a", null);
-    GeneratedEvent malformed = new GeneratedEvent("a", "u1", 1.0, 20_000, EventKind.MALFORMED,
-        EventJson.malformed(Malformation.MISSING_TS, "a", "u1", 1.0, 20_000), "a",
-        Malformation.MISSING_TS);
+    GeneratedEvent future =
+        new GeneratedEvent(
+            "a",
+            "u1",
+            1.0,
+            20_000 + 2 * 86_400_000L,
+            EventKind.FUTURE,
+            EventJson.encode("a", "u1", 1.0, 20_000 + 2 * 86_400_000L),
+            "a",
+            null);
+    GeneratedEvent malformed =
+        new GeneratedEvent(
+            "a",
+            "u1",
+            1.0,
+            20_000,
+            EventKind.MALFORMED,
+            EventJson.malformed(Malformation.MISSING_TS, "a", "u1", 1.0, 20_000),
+            "a",
+            Malformation.MISSING_TS);
 
     // when
     Route futureRoute = ref.accept(future);
@@ -94,9 +109,12 @@ class ExactReferenceTest {
   void shouldDecideLatenessByWatermarkNotKindWhenPartitionsLag() {
     // given two keys on different partitions of 2
     String fast = "ad0";
-    String slow = IntStream.range(1, 1_000).mapToObj(i -> "ad" + i)
-        .filter(k -> EventPartitioner.partition(k, 2) != EventPartitioner.partition(fast, 2))
-        .findFirst().orElseThrow();
+    String slow =
+        IntStream.range(1, 1_000)
+            .mapToObj(i -> "ad" + i)
+            .filter(k -> EventPartitioner.partition(k, 2) != EventPartitioner.partition(fast, 2))
+            .findFirst()
+            .orElseThrow();
     ExactReference ref = new ExactReference(SIZE, DELAY, LATENESS, 2, null);
     ref.accept(event(fast, 100_000, 1.0));
     ref.accept(event(slow, 1_000, 1.0));
@@ -114,8 +132,8 @@ class ExactReferenceTest {
   @Test
   void shouldCountEveryEventWhenW1HasNoLateness() {
     // given W1's job: 10 s windows, delay 2 s: nothing is late
-    ExactReference ref = ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2),
-        Duration.ZERO, 4, null);
+    ExactReference ref =
+        ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
     Workload workload = Workload.of(WorkloadSpec.w1(300_000, 11));
 
     // when

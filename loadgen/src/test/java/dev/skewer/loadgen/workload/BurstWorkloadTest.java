@@ -37,10 +37,24 @@ class BurstWorkloadTest {
   @Test
   void shouldKeepWorkloadsWithoutABurstUnchanged() {
     WorkloadSpec w1 = WorkloadSpec.w1(1_000, 3);
-    WorkloadSpec sixteen = new WorkloadSpec(w1.name(), w1.events(), w1.keys(), w1.zipfS(),
-        w1.hotKeyShare(), w1.users(), w1.valueMedian(), w1.valueSigma(), w1.startMs(),
-        w1.eventsPerSecond(), w1.disorderMs(), w1.lateFraction(), w1.lateByMs(),
-        w1.malformedFraction(), w1.futureFraction(), w1.seed());
+    WorkloadSpec sixteen =
+        new WorkloadSpec(
+            w1.name(),
+            w1.events(),
+            w1.keys(),
+            w1.zipfS(),
+            w1.hotKeyShare(),
+            w1.users(),
+            w1.valueMedian(),
+            w1.valueSigma(),
+            w1.startMs(),
+            w1.eventsPerSecond(),
+            w1.disorderMs(),
+            w1.lateFraction(),
+            w1.lateByMs(),
+            w1.malformedFraction(),
+            w1.futureFraction(),
+            w1.seed());
     assertThat(sixteen).isEqualTo(w1);
     assertThat(w1.withBurst(0, Duration.ZERO, Duration.ZERO)).isEqualTo(w1);
     assertThat(keys(w1)).isEqualTo(keys(sixteen));
@@ -53,7 +67,8 @@ class BurstWorkloadTest {
 
   @Test
   void shouldRejectAnImpossibleBurst() {
-    assertThatThrownBy(() -> WorkloadSpec.w2(10, 1).withBurst(0.6, Duration.ZERO, Duration.ofSeconds(1)))
+    assertThatThrownBy(
+            () -> WorkloadSpec.w2(10, 1).withBurst(0.6, Duration.ZERO, Duration.ofSeconds(1)))
         .hasMessageContaining("burstShare");
     assertThatThrownBy(() -> WorkloadSpec.w1(10, 1).withBurst(1.5, Duration.ZERO, Duration.ZERO))
         .hasMessageContaining("burstShare");

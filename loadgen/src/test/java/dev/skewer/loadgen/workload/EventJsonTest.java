@@ -37,8 +37,10 @@ class EventJsonTest {
   @Test
   void shouldBreakEachMalformationWhenAsked() {
     for (Malformation m : Malformation.values()) {
-      String text = new String(
-          EventJson.malformed(m, "ad1", "u1", 2.5, 1_700_000_000_000L), StandardCharsets.US_ASCII);
+      String text =
+          new String(
+              EventJson.malformed(m, "ad1", "u1", 2.5, 1_700_000_000_000L),
+              StandardCharsets.US_ASCII);
       switch (m) {
         case NOT_JSON -> assertThat(text).doesNotStartWith("{").doesNotStartWith("[");
         case JSON_ARRAY -> assertThat(text).startsWith("[").endsWith("]");

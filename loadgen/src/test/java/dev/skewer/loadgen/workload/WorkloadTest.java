@@ -54,9 +54,16 @@ class WorkloadTest {
       assertThat(k).isBetween(0, 99_999);
       assertThat(Integer.parseInt(e.user().substring(1))).isBetween(0, 999_999);
       assertThat(e.jsonString())
-          .isEqualTo("{\"key\":\"" + e.key() + "\",\"user\":\"" + e.user() + "\",\"value\":"
-              + EventJson.appendDecimal3(new StringBuilder(), e.value()) + ",\"ts\":"
-              + e.eventTimeMs() + "}");
+          .isEqualTo(
+              "{\"key\":\""
+                  + e.key()
+                  + "\",\"user\":\""
+                  + e.user()
+                  + "\",\"value\":"
+                  + EventJson.appendDecimal3(new StringBuilder(), e.value())
+                  + ",\"ts\":"
+                  + e.eventTimeMs()
+                  + "}");
       if (k == 0) {
         ad0++;
       }
@@ -67,7 +74,8 @@ class WorkloadTest {
     assertThat(workload.hasNext()).isFalse();
     assertThat(minJitter).isBetween(0L, 5L);
     assertThat(maxJitter).isBetween(1_995L, 2_000L);
-    assertThat((double) ad0 / n).isCloseTo(new ZipfSampler(100_000, 1.1).probability(0), offset(0.005));
+    assertThat((double) ad0 / n)
+        .isCloseTo(new ZipfSampler(100_000, 1.1).probability(0), offset(0.005));
     values.sort(Double::compare);
     assertThat(values.get(n / 2)).isCloseTo(20.0, offset(0.5)); // log-normal median 20
     // P(value <= 20 e) = P(Z <= 1) = 0.8413
@@ -90,10 +98,11 @@ class WorkloadTest {
   @Test
   void shouldMixKindsWhenFractionsGiven() {
     // given
-    WorkloadSpec spec = WorkloadSpec.w1(100_000, 5)
-        .withLate(0.02, Duration.ofSeconds(60))
-        .withMalformed(0.03)
-        .withFuture(0.01);
+    WorkloadSpec spec =
+        WorkloadSpec.w1(100_000, 5)
+            .withLate(0.02, Duration.ofSeconds(60))
+            .withMalformed(0.03)
+            .withFuture(0.01);
     Workload workload = Workload.of(spec);
     Map<EventKind, Integer> kinds = new EnumMap<>(EventKind.class);
     Map<Malformation, Integer> malformations = new EnumMap<>(Malformation.class);
@@ -134,7 +143,8 @@ class WorkloadTest {
     assertThat(workload.hasNext()).isTrue();
     for (GeneratedEvent e : events) {
       switch (e.kind()) {
-        case NORMAL -> assertThat(e.eventTimeMs()).isBetween(now.toEpochMilli() - 1_000, now.toEpochMilli());
+        case NORMAL ->
+            assertThat(e.eventTimeMs()).isBetween(now.toEpochMilli() - 1_000, now.toEpochMilli());
         case LATE -> assertThat(e.eventTimeMs()).isEqualTo(now.toEpochMilli() - 300_000);
         case FUTURE -> assertThat(e.eventTimeMs()).isEqualTo(now.toEpochMilli() + 2 * 86_400_000L);
         case MALFORMED -> assertThat(e.malformation()).isNotNull();

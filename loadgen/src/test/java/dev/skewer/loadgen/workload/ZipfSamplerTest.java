@@ -43,8 +43,7 @@ class ZipfSamplerTest {
     ZipfSampler zipf = new ZipfSampler(3, 1.0);
     double total = 1 + 0.5 + 1.0 / 3;
     assertThat(zipf.probability(0)).isCloseTo(1 / total, offset(1e-12));
-    assertThat(zipf.probability(2))
-        .isCloseTo((1.0 / 3) / total, offset(1e-12));
+    assertThat(zipf.probability(2)).isCloseTo((1.0 / 3) / total, offset(1e-12));
     assertThat(new ZipfSampler(4, 0).probability(3)).isCloseTo(0.25, offset(1e-12));
   }
 

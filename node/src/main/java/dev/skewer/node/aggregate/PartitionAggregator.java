@@ -21,31 +21,31 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Pre-aggregates the events of one source partition per (key, slice) and decides emission. A
- * slice is what the {@link WindowAssigner} says: the window for tumbling windows, gcd(size, hop)
- * for hopping windows, a quarter of the gap for sessions; every event updates exactly one slice,
- * whatever the windows' overlap. Per (key, slice) it keeps the aggregate, the first and last
- * event time and the earliest event's dimension values; each Partial carries them with the
- * window shape, so the coordinator composes windows and sessions without configuration.
+ * Pre-aggregates the events of one source partition per (key, slice) and decides emission. A slice
+ * is what the {@link WindowAssigner} says: the window for tumbling windows, gcd(size, hop) for
+ * hopping windows, a quarter of the gap for sessions; every event updates exactly one slice,
+ * whatever the windows' overlap. Per (key, slice) it keeps the aggregate, the first and last event
+ * time and the earliest event's dimension values; each Partial carries them with the window shape,
+ * so the coordinator composes windows and sessions without configuration.
  *
  * <p>Contract:
  *
  * <ul>
  *   <li>The watermark is {@code max event time seen - delay}; it never goes back.
- *   <li>An event whose slice's {@linkplain WindowAssigner#lateBoundaryMs late boundary} (the end
- *       of the earliest result the slice feeds) + allowed lateness ≤ watermark is too late:
- *       {@link #update} returns {@link Outcome#LATE} and the state is not touched (the caller
- *       routes it to the late topic). So an event is in every result it belongs to, or in none.
- *   <li>{@link #emit} emits a Partial for every (key, slice) whose slice end ≤ watermark and
- *       that changed since its last emission. Its version is the number of events folded in, so
- *       every re-emission after a late-but-allowed event has a higher version, and a replay
- *       from a checkpoint reproduces the same versions. Then it drops slices whose late boundary
- *       + allowed lateness ≤ watermark: state per key does not grow with size/hop.
- *   <li>{@link #snapshot} and {@link #restore} capture and rebuild the whole state; restoring
- *       and replaying the same events yields the same Partials as the original run.
+ *   <li>An event whose slice's {@linkplain WindowAssigner#lateBoundaryMs late boundary} (the end of
+ *       the earliest result the slice feeds) + allowed lateness ≤ watermark is too late: {@link
+ *       #update} returns {@link Outcome#LATE} and the state is not touched (the caller routes it to
+ *       the late topic). So an event is in every result it belongs to, or in none.
+ *   <li>{@link #emit} emits a Partial for every (key, slice) whose slice end ≤ watermark and that
+ *       changed since its last emission. Its version is the number of events folded in, so every
+ *       re-emission after a late-but-allowed event has a higher version, and a replay from a
+ *       checkpoint reproduces the same versions. Then it drops slices whose late boundary + allowed
+ *       lateness ≤ watermark: state per key does not grow with size/hop.
+ *   <li>{@link #snapshot} and {@link #restore} capture and rebuild the whole state; restoring and
+ *       replaying the same events yields the same Partials as the original run.
  *   <li>{@link #finalizeOpenWindows} (end of input after idleness) moves the watermark to where
- *       every result of the latest open slice can close, so every open slice is emitted on the
- *       next {@link #emit}.
+ *       every result of the latest open slice can close, so every open slice is emitted on the next
+ *       {@link #emit}.
  * </ul>
  *
  * <p>Not thread-safe: one owner (the ingest verticle's event loop).
@@ -85,7 +85,8 @@ public final class PartitionAggregator {
       throw new IllegalArgumentException("delayMs must be >= 0, was " + delayMs);
     }
     if (allowedLatenessMs < 0) {
-      throw new IllegalArgumentException("allowedLatenessMs must be >= 0, was " + allowedLatenessMs);
+      throw new IllegalArgumentException(
+          "allowedLatenessMs must be >= 0, was " + allowedLatenessMs);
     }
     this.partition = partition;
     this.epoch = epoch;
@@ -232,10 +233,10 @@ public final class PartitionAggregator {
   }
 
   /**
-   * End of input: moves the watermark to where the coordinator can close every result of the
-   * latest open slice ({@link WindowAssigner#finalWatermarkMs}: for tumbling windows its end)
-   * so the next {@link #emit} emits (and, with no allowed lateness, drops) every open slice.
-   * Later events for those slices are late.
+   * End of input: moves the watermark to where the coordinator can close every result of the latest
+   * open slice ({@link WindowAssigner#finalWatermarkMs}: for tumbling windows its end) so the next
+   * {@link #emit} emits (and, with no allowed lateness, drops) every open slice. Later events for
+   * those slices are late.
    */
   public void finalizeOpenWindows() {
     if (!open.isEmpty()) {
@@ -281,14 +282,15 @@ public final class PartitionAggregator {
   private static final byte SNAPSHOT_VERSION_1 = 1;
 
   /**
-   * The whole state, encoded: {@code version:u8 partition:i32 maxEventTimeMs:i64
-   * watermarkMs:i64 windows:i32 {startMs:i64 endMs:i64 keys:i32 {keyLength:i32 key:utf8
-   * dirty:u8 version:i64 firstEventMs:i64 lastEventMs:i64 dimensions:u8 {length:i32 (-1 =
-   * absent) value:utf8}* aggregateLength:i32 aggregate}*}*}. Version 1 snapshots (no extent, no
-   * dimensions) are still restored.
+   * The whole state, encoded: {@code version:u8 partition:i32 maxEventTimeMs:i64 watermarkMs:i64
+   * windows:i32 {startMs:i64 endMs:i64 keys:i32 {keyLength:i32 key:utf8 dirty:u8 version:i64
+   * firstEventMs:i64 lastEventMs:i64 dimensions:u8 {length:i32 (-1 = absent) value:utf8}*
+   * aggregateLength:i32 aggregate}*}*}. Version 1 snapshots (no extent, no dimensions) are still
+   * restored.
    */
   public byte[] snapshot() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + (int) Math.min(openKeyWindows * 96, 1 << 26));
+    ByteArrayOutputStream bytes =
+        new ByteArrayOutputStream(64 + (int) Math.min(openKeyWindows * 96, 1 << 26));
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(SNAPSHOT_VERSION);
       out.writeInt(partition);
@@ -348,7 +350,8 @@ public final class PartitionAggregator {
         throw new CheckpointFormatException("unknown node snapshot version " + version);
       }
       PartitionAggregator a =
-          new PartitionAggregator(in.getInt(), epoch, windows, delayMs, allowedLatenessMs, sketchSpec);
+          new PartitionAggregator(
+              in.getInt(), epoch, windows, delayMs, allowedLatenessMs, sketchSpec);
       a.maxEventTimeMs = in.getLong();
       a.watermarkMs = in.getLong();
       int windowCount = count(in, 20);
@@ -357,7 +360,11 @@ public final class PartitionAggregator {
         long endMs = in.getLong();
         if (endMs != windows.windowEndMs(startMs)) {
           throw new CheckpointFormatException(
-              "snapshot slice [" + startMs + ", " + endMs + ") does not match the job's windows "
+              "snapshot slice ["
+                  + startMs
+                  + ", "
+                  + endMs
+                  + ") does not match the job's windows "
                   + windows);
         }
         WindowState w = a.newWindow(startMs);
@@ -384,7 +391,10 @@ public final class PartitionAggregator {
                 }
                 if (length < 0 || length > in.remaining()) {
                   throw new CheckpointFormatException(
-                      "dimension length " + length + " does not fit the " + in.remaining()
+                      "dimension length "
+                          + length
+                          + " does not fit the "
+                          + in.remaining()
                           + " bytes left");
                 }
                 byte[] v = new byte[length];

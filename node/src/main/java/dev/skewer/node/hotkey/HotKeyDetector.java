@@ -9,31 +9,30 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Fast hot-key detection on one source partition: per-key rate estimates over a sliding window
- * of the last {@code buckets × bucket} of time, from a Space-Saving heavy-hitter sketch per
- * bucket.
+ * Fast hot-key detection on one source partition: per-key rate estimates over a sliding window of
+ * the last {@code buckets × bucket} of time, from a Space-Saving heavy-hitter sketch per bucket.
  *
- * <p>Contract: {@link #update} once per event (bare key, i.e. salt stripped, and the current
- * time); {@link #candidates} per tick returns every key whose <em>guaranteed</em> count over the
- * window (Space-Saving count minus its error, never more than the true count) is at least {@code
- * minShare} of the partition's events and at least {@code minRate} per second. With {@code
- * capacity} counters per bucket, any key with more than {@code 1/capacity} of a bucket's events is
- * tracked in that bucket (Metwally, Agrawal, El Abbadi: "Efficient computation of frequent and
- * top-k elements in data streams", ICDT 2005), so a key whose share exceeds {@code minShare}
- * comfortably above {@code 1/capacity} is reported; a key of a uniform spread over many more
- * keys than {@code capacity} never is, since its guaranteed count is near zero.
+ * <p>Contract: {@link #update} once per event (bare key, i.e. salt stripped, and the current time);
+ * {@link #candidates} per tick returns every key whose <em>guaranteed</em> count over the window
+ * (Space-Saving count minus its error, never more than the true count) is at least {@code minShare}
+ * of the partition's events and at least {@code minRate} per second. With {@code capacity} counters
+ * per bucket, any key with more than {@code 1/capacity} of a bucket's events is tracked in that
+ * bucket (Metwally, Agrawal, El Abbadi: "Efficient computation of frequent and top-k elements in
+ * data streams", ICDT 2005), so a key whose share exceeds {@code minShare} comfortably above {@code
+ * 1/capacity} is reported; a key of a uniform spread over many more keys than {@code capacity}
+ * never is, since its guaranteed count is near zero.
  *
  * <p>The window covers at most {@code buckets × bucket} ms: the current bucket and the {@code
- * buckets − 1} before it, so a key that turns hot is reported within one tick once its share of
- * the window passes {@code minShare}, and a key that cools is forgotten after the window.
+ * buckets − 1} before it, so a key that turns hot is reported within one tick once its share of the
+ * window passes {@code minShare}, and a key that cools is forgotten after the window.
  *
- * <p>Not thread-safe: one owner (the ingest verticle's event loop). Times must not go backwards
- * by more than a bucket (a backwards time is treated as the current bucket). The sketches live
- * on the heap only: Space-Saving has no merge and must never be serialized.
+ * <p>Not thread-safe: one owner (the ingest verticle's event loop). Times must not go backwards by
+ * more than a bucket (a backwards time is treated as the current bucket). The sketches live on the
+ * heap only: Space-Saving has no merge and must never be serialized.
  *
- * <p>Implementation note: one {@code StreamSummary} per bucket, rotated on the first update or
- * read past the bucket's end; an update is one hash lookup and a move between the sketch's
- * count buckets (allocating at most a small node).
+ * <p>Implementation note: one {@code StreamSummary} per bucket, rotated on the first update or read
+ * past the bucket's end; an update is one hash lookup and a move between the sketch's count buckets
+ * (allocating at most a small node).
  */
 public final class HotKeyDetector {
 
@@ -46,7 +45,8 @@ public final class HotKeyDetector {
    * @param minShare smallest share of the partition's events reported (0 < minShare <= 1)
    * @param minRate smallest rate reported, events per second (>= 0)
    */
-  public record Config(Duration bucket, int buckets, int capacity, double minShare, double minRate) {
+  public record Config(
+      Duration bucket, int buckets, int capacity, double minShare, double minRate) {
     public static final Duration DEFAULT_BUCKET = Duration.ofMillis(500);
     public static final int DEFAULT_BUCKETS = 4;
     public static final int DEFAULT_CAPACITY = 2_000;
@@ -73,8 +73,8 @@ public final class HotKeyDetector {
 
     /** 4 buckets of 500 ms (a 2 s window), 2,000 counters each, share >= 0.2%, >= 10 events/s. */
     public static Config defaults() {
-      return new Config(DEFAULT_BUCKET, DEFAULT_BUCKETS, DEFAULT_CAPACITY, DEFAULT_MIN_SHARE,
-          DEFAULT_MIN_RATE);
+      return new Config(
+          DEFAULT_BUCKET, DEFAULT_BUCKETS, DEFAULT_CAPACITY, DEFAULT_MIN_SHARE, DEFAULT_MIN_RATE);
     }
 
     public Config withMinShare(double minShare) {
@@ -171,10 +171,11 @@ public final class HotKeyDetector {
         out.add(new HotKeyCandidate(e.getKey(), rate, Math.min(1.0, (double) count / events)));
       }
     }
-    out.sort((a, b) -> {
-      int c = Double.compare(b.eventsPerSecond(), a.eventsPerSecond());
-      return c != 0 ? c : a.key().compareTo(b.key());
-    });
+    out.sort(
+        (a, b) -> {
+          int c = Double.compare(b.eventsPerSecond(), a.eventsPerSecond());
+          return c != 0 ? c : a.key().compareTo(b.key());
+        });
     return out;
   }
 

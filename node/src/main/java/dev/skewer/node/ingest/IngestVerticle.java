@@ -1,24 +1,22 @@
 package dev.skewer.node.ingest;
 
+import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
-import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.event.DecodedEvent;
-import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
+import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.window.WindowAssigner;
-import dev.skewer.core.wire.Partial;
-import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.aggregate.PartitionAggregator;
 import dev.skewer.node.hotkey.HotKeyCandidate;
 import dev.skewer.node.hotkey.HotKeyDetector;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -35,8 +33,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -51,16 +49,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes the events topic and drives one {@link PartitionAggregator} per owned source
- * partition.
+ * Consumes the events topic and drives one {@link PartitionAggregator} per owned source partition.
  *
  * <p>Per poll batch: decode every record; route malformed and future-dated ones to the DLQ (the
- * reason in the {@code skewer.reason} header) and too-late ones to the late topic, both with
- * {@code skewer.source.partition} / {@code skewer.source.offset} headers; fold the rest in; then
- * emit the Partials of the windows the partition's watermark closed, followed by the partition's
- * watermark broadcast to every partials partition (same producer, so on every partials partition
- * the watermark comes after the Partials it covers). A periodic tick marks partitions idle and,
- * when configured, finalizes the open windows of partitions idle for long enough.
+ * reason in the {@code skewer.reason} header) and too-late ones to the late topic, both with {@code
+ * skewer.source.partition} / {@code skewer.source.offset} headers; fold the rest in; then emit the
+ * Partials of the windows the partition's watermark closed, followed by the partition's watermark
+ * broadcast to every partials partition (same producer, so on every partials partition the
+ * watermark comes after the Partials it covers). A periodic tick marks partitions idle and, when
+ * configured, finalizes the open windows of partitions idle for long enough.
  *
  * <p>Back-pressure: while more than {@code maxPendingRecords} produced records await
  * acknowledgement, the verticle does not poll. Producer sends run on an ordered worker so a full
@@ -133,7 +130,9 @@ public final class IngestVerticle extends VerticleBase {
     this.hazelcast = hazelcast;
     this.checkpoints = checkpoints;
     this.resetToLatest =
-        "latest".equals(settings.kafka().clientProperties().get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
+        "latest"
+            .equals(
+                settings.kafka().clientProperties().get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
     this.job = settings.job();
     this.registry = registry;
     this.clock = clock;
@@ -185,7 +184,8 @@ public final class IngestVerticle extends VerticleBase {
         .baseUnit("milliseconds")
         .register(registry);
 
-    Map<String, Object> consumerConfig = new HashMap<>(settings.kafka().consumerConfig(settings.groupId()));
+    Map<String, Object> consumerConfig =
+        new HashMap<>(settings.kafka().consumerConfig(settings.groupId()));
     consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     consumerConfig.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     consumerConfig.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
@@ -216,7 +216,10 @@ public final class IngestVerticle extends VerticleBase {
               partialsPartitions = pq.getValue();
               consumer =
                   KafkaReadStream.create(
-                      vertx, consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                      vertx,
+                      consumerConfig,
+                      new ByteArrayDeserializer(),
+                      new ByteArrayDeserializer());
               consumer.partitionsAssignedHandler(this::onAssigned);
               consumer.partitionsRevokedHandler(this::onRevoked);
               consumer.exceptionHandler(e -> LOG.warn("node={} consumer error", node, e));
@@ -378,8 +381,7 @@ public final class IngestVerticle extends VerticleBase {
     headers.add(
         "skewer.source.partition",
         Integer.toString(r.partition()).getBytes(StandardCharsets.UTF_8));
-    headers.add(
-        "skewer.source.offset", Long.toString(r.offset()).getBytes(StandardCharsets.UTF_8));
+    headers.add("skewer.source.offset", Long.toString(r.offset()).getBytes(StandardCharsets.UTF_8));
     return headers;
   }
 
@@ -476,8 +478,8 @@ public final class IngestVerticle extends VerticleBase {
   }
 
   /**
-   * Whether the events consumer holds any broker connection (its {@code connection-count}
-   * metric; metrics are safe to read from any thread).
+   * Whether the events consumer holds any broker connection (its {@code connection-count} metric;
+   * metrics are safe to read from any thread).
    */
   private boolean brokerReachable() {
     if (connectionCount == null) {
@@ -548,8 +550,8 @@ public final class IngestVerticle extends VerticleBase {
   }
 
   /**
-   * Publishes each owned partition's event rate and candidate hot keys (the fast half of
-   * hot-key detection) for the coordinators' fanout policy; entries expire if the node dies.
+   * Publishes each owned partition's event rate and candidate hot keys (the fast half of hot-key
+   * detection) for the coordinators' fanout policy; entries expire if the node dies.
    */
   private void reportHotKeys() {
     long nowMs = clock.millis();
@@ -679,12 +681,14 @@ public final class IngestVerticle extends VerticleBase {
   }
 
   /**
-   * A produced record was lost (the broker refused it or the delivery timed out): the state
-   * since the last checkpoint may claim outputs that never arrived. Every owned partition goes
-   * back to its last checkpoint and replays; the coordinator replaces what it already has.
+   * A produced record was lost (the broker refused it or the delivery timed out): the state since
+   * the last checkpoint may claim outputs that never arrived. Every owned partition goes back to
+   * its last checkpoint and replays; the coordinator replaces what it already has.
    */
   private void rewind() {
-    LOG.warn("node={} a produced record was lost: rewinding every partition to its last checkpoint", settings.nodeId());
+    LOG.warn(
+        "node={} a produced record was lost: rewinding every partition to its last checkpoint",
+        settings.nodeId());
     for (PartitionState ps : List.copyOf(partitions.values())) {
       partitions.remove(ps.partition);
       takeOver(new TopicPartition(job.topics().events(), ps.partition));
@@ -714,9 +718,9 @@ public final class IngestVerticle extends VerticleBase {
 
   /**
    * Snapshots a partition on the event loop, then — on the ordered worker, after every record
-   * produced so far has been acknowledged (flush) — stores it. A checkpoint therefore never
-   * claims outputs that could still be lost. A store that refuses it (a newer owner holds the
-   * partition: this node was a zombie) fences the partition here.
+   * produced so far has been acknowledged (flush) — stores it. A checkpoint therefore never claims
+   * outputs that could still be lost. A store that refuses it (a newer owner holds the partition:
+   * this node was a zombie) fences the partition here.
    */
   private Future<Boolean> checkpoint(PartitionState ps) {
     long startNs = System.nanoTime();
@@ -731,10 +735,12 @@ public final class IngestVerticle extends VerticleBase {
               long ioStart = System.nanoTime();
               producer.flush();
               if (lostSend.get()) {
-                throw new IllegalStateException("a produced record was lost since the last checkpoint");
+                throw new IllegalStateException(
+                    "a produced record was lost since the last checkpoint");
               }
               boolean ok = checkpoints.save(id, cp);
-              checkpointDuration.record(snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
+              checkpointDuration.record(
+                  snapshotNs + System.nanoTime() - ioStart, TimeUnit.NANOSECONDS);
               checkpointSize.record(state.length);
               return ok;
             },
@@ -743,7 +749,11 @@ public final class IngestVerticle extends VerticleBase {
     saved.onComplete(
         ar -> {
           if (ar.failed()) {
-            LOG.warn("node={} checkpoint of partition {} failed", settings.nodeId(), ps.partition, ar.cause());
+            LOG.warn(
+                "node={} checkpoint of partition {} failed",
+                settings.nodeId(),
+                ps.partition,
+                ar.cause());
             if (lostSend.compareAndSet(true, false) && !stopping) {
               rewind();
             }
@@ -760,7 +770,10 @@ public final class IngestVerticle extends VerticleBase {
                 // the group still gives us the partition: the newer epoch belonged to an owner
                 // that lost it (a restore that raced a rebalance, a healed split brain); take it
                 // over again under a newer epoch from the latest checkpoint
-                LOG.warn("node={} partition={} is still assigned here: taking it over again", settings.nodeId(), ps.partition);
+                LOG.warn(
+                    "node={} partition={} is still assigned here: taking it over again",
+                    settings.nodeId(),
+                    ps.partition);
                 takeOver(new TopicPartition(job.topics().events(), ps.partition));
               }
             }

@@ -3,8 +3,8 @@ package dev.skewer.node.ingest;
 import org.slf4j.Logger;
 
 /**
- * Logs a WARN at most once per interval and says how many were suppressed in between, so one
- * bad producer cannot flood the log. Not thread-safe: one owner (an event loop).
+ * Logs a WARN at most once per interval and says how many were suppressed in between, so one bad
+ * producer cannot flood the log. Not thread-safe: one owner (an event loop).
  */
 final class RateLimitedLog {
   private final Logger log;

@@ -18,12 +18,12 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Finds the source offsets of one input partition that already have a record in the late or
- * DLQ topics, written after a checkpoint by the partition's previous owner. The new owner skips
- * those when it replays, so a failover does not duplicate side outputs.
+ * Finds the source offsets of one input partition that already have a record in the late or DLQ
+ * topics, written after a checkpoint by the partition's previous owner. The new owner skips those
+ * when it replays, so a failover does not duplicate side outputs.
  *
- * <p>Only the records appended since shortly before the checkpoint are read (the topics'
- * timestamp index finds where to start). Blocking: run it on a worker.
+ * <p>Only the records appended since shortly before the checkpoint are read (the topics' timestamp
+ * index finds where to start). Blocking: run it on a worker.
  */
 final class SideOutputScanner {
 
@@ -50,14 +50,16 @@ final class SideOutputScanner {
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
       for (String topic : sideTopics) {
-        consumer.partitionsFor(topic, Duration.ofSeconds(30))
+        consumer
+            .partitionsFor(topic, Duration.ofSeconds(30))
             .forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
       }
       consumer.assign(parts);
       Map<TopicPartition, Long> times = new HashMap<>();
       long startMs = Math.max(0, sinceMs - MARGIN.toMillis());
       parts.forEach(tp -> times.put(tp, startMs));
-      Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(times, Duration.ofSeconds(30));
+      Map<TopicPartition, OffsetAndTimestamp> starts =
+          consumer.offsetsForTimes(times, Duration.ofSeconds(30));
       Map<TopicPartition, Long> ends = consumer.endOffsets(parts, Duration.ofSeconds(30));
       List<TopicPartition> toRead = new ArrayList<>();
       for (TopicPartition tp : parts) {

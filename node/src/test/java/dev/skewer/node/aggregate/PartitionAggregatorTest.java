@@ -27,7 +27,8 @@ class PartitionAggregatorTest {
     return new PartitionAggregator(3, 7, WINDOWS, delayMs, latenessMs, SPEC);
   }
 
-  private static PartitionAggregator.Outcome update(PartitionAggregator a, String key, long t, double v) {
+  private static PartitionAggregator.Outcome update(
+      PartitionAggregator a, String key, long t, double v) {
     return a.update(key, t, new double[] {v}, null, null, Double.NaN);
   }
 
@@ -90,10 +91,13 @@ class PartitionAggregatorTest {
 
     assertThat(update(a, "k", 2_000, 1)).isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
     List<Partial> second = emit(a);
-    assertThat(second).singleElement().satisfies(p -> {
-      assertThat(p.version()).isEqualTo(2);
-      assertThat(AggregateCodec.decode(p.aggregate()).count()).isEqualTo(2);
-    });
+    assertThat(second)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.version()).isEqualTo(2);
+              assertThat(AggregateCodec.decode(p.aggregate()).count()).isEqualTo(2);
+            });
   }
 
   @Test
@@ -133,9 +137,9 @@ class PartitionAggregatorTest {
   }
 
   /**
-   * Random disordered streams against a brute-force model of the same contract: the latest
-   * Partial per (key, window) holds exactly the accepted events, and an event is late exactly
-   * when its window end + lateness is at or below the watermark before it.
+   * Random disordered streams against a brute-force model of the same contract: the latest Partial
+   * per (key, window) holds exactly the accepted events, and an event is late exactly when its
+   * window end + lateness is at or below the watermark before it.
    */
   @Test
   void shouldMatchBruteForceModelOverManySeeds() {
@@ -160,7 +164,8 @@ class PartitionAggregatorTest {
         PartitionAggregator.Outcome outcome = update(a, key, eventTime, v);
         assertThat(outcome)
             .as("seed %d event %d", seed, i)
-            .isEqualTo(late ? PartitionAggregator.Outcome.LATE : PartitionAggregator.Outcome.ACCEPTED);
+            .isEqualTo(
+                late ? PartitionAggregator.Outcome.LATE : PartitionAggregator.Outcome.ACCEPTED);
         if (!late) {
           long[] c = expected.computeIfAbsent(key + "@" + start, x -> new long[2]);
           c[0]++;
@@ -177,14 +182,16 @@ class PartitionAggregatorTest {
       for (Map.Entry<String, long[]> e : expected.entrySet()) {
         Aggregate agg = AggregateCodec.decode(latest.get(e.getKey()).aggregate());
         assertThat(agg.count()).as("seed %d %s count", seed, e.getKey()).isEqualTo(e.getValue()[0]);
-        assertThat(agg.sum(0)).as("seed %d %s sum", seed, e.getKey()).isEqualTo((double) e.getValue()[1]);
+        assertThat(agg.sum(0))
+            .as("seed %d %s sum", seed, e.getKey())
+            .isEqualTo((double) e.getValue()[1]);
       }
     }
   }
 
   /**
-   * Snapshot at a random point, restore, continue: the Partials after the restore equal, in
-   * content and version, those of the uninterrupted run over the same events.
+   * Snapshot at a random point, restore, continue: the Partials after the restore equal, in content
+   * and version, those of the uninterrupted run over the same events.
    */
   @Test
   void shouldReproduceSamePartialsWhenRestoredFromSnapshotMidStream() {
@@ -245,7 +252,13 @@ class PartitionAggregatorTest {
   }
 
   private static String describe(Partial p) {
-    return p.key() + "@" + p.windowStartMs() + " v" + p.version() + " " + java.util.HexFormat.of().formatHex(p.aggregate());
+    return p.key()
+        + "@"
+        + p.windowStartMs()
+        + " v"
+        + p.version()
+        + " "
+        + java.util.HexFormat.of().formatHex(p.aggregate());
   }
 
   private static List<String> sorted(List<String> xs) {

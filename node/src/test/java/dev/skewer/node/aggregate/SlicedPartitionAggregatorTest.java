@@ -21,7 +21,8 @@ class SlicedPartitionAggregatorTest {
   @Test
   void shouldUpdateOneSliceAndKeepItOnlyUntilItsEarliestWindowIsPastLateness() {
     // given 60 s windows every 1 s: 1 s slices, delay 0, lateness 0
-    PartitionAggregator a = new PartitionAggregator(0, 1, new HoppingWindowAssigner(60_000, 1_000), 0, 0, SPEC);
+    PartitionAggregator a =
+        new PartitionAggregator(0, 1, new HoppingWindowAssigner(60_000, 1_000), 0, 0, SPEC);
     a.update("k", 10_500, ONE, null, null, Double.NaN);
     assertThat(a.openKeyWindows()).isEqualTo(1); // one slice, not 60 windows
 
@@ -31,31 +32,39 @@ class SlicedPartitionAggregatorTest {
     a.emit(out::add);
 
     // then that slice is emitted with the hopping shape and dropped; later events in it are late
-    assertThat(out).singleElement().satisfies(p -> {
-      assertThat(p.shape()).isEqualTo(new WindowShape.Hopping(60_000, 1_000));
-      assertThat(p.windowStartMs()).isEqualTo(10_000);
-      assertThat(p.windowEndMs()).isEqualTo(11_000);
-      assertThat(p.firstEventMs()).isEqualTo(10_500);
-    });
+    assertThat(out)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.shape()).isEqualTo(new WindowShape.Hopping(60_000, 1_000));
+              assertThat(p.windowStartMs()).isEqualTo(10_000);
+              assertThat(p.windowEndMs()).isEqualTo(11_000);
+              assertThat(p.firstEventMs()).isEqualTo(10_500);
+            });
     assertThat(a.openKeyWindows()).isEqualTo(1);
-    assertThat(a.update("k", 10_999, ONE, null, null, Double.NaN)).isEqualTo(PartitionAggregator.Outcome.LATE);
+    assertThat(a.update("k", 10_999, ONE, null, null, Double.NaN))
+        .isEqualTo(PartitionAggregator.Outcome.LATE);
   }
 
   @Test
   void shouldCarryTheExtentAndTheEarliestEventsDimensionsOfASessionSlice() {
-    PartitionAggregator a = new PartitionAggregator(2, 1, new SessionWindowAssigner(1_000), 0, 0, SPEC);
+    PartitionAggregator a =
+        new PartitionAggregator(2, 1, new SessionWindowAssigner(1_000), 0, 0, SPEC);
     a.update("u", 120, ONE, null, null, Double.NaN, new String[] {"slots", "web"});
     a.update("u", 101, ONE, null, null, Double.NaN, new String[] {"poker", "app"});
     a.update("u", 240, ONE, null, null, Double.NaN, new String[] {"dice", null});
     a.finalizeOpenWindows();
     List<Partial> out = new ArrayList<>();
     a.emit(out::add);
-    assertThat(out).singleElement().satisfies(p -> {
-      assertThat(p.firstEventMs()).isEqualTo(101);
-      assertThat(p.lastEventMs()).isEqualTo(240);
-      assertThat(p.dimensions()).containsExactly("poker", "app");
-      assertThat(p.version()).isEqualTo(3);
-    });
+    assertThat(out)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.firstEventMs()).isEqualTo(101);
+              assertThat(p.lastEventMs()).isEqualTo(240);
+              assertThat(p.dimensions()).containsExactly("poker", "app");
+              assertThat(p.version()).isEqualTo(3);
+            });
   }
 
   @Test

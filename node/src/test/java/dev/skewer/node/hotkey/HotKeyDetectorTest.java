@@ -23,13 +23,15 @@ class HotKeyDetectorTest {
     // when: 100 ms of traffic
     long i = 0;
     for (; i < EVENTS_PER_SECOND / 10; i++) {
-      detector.update(random.nextBoolean() ? "ad0" : "ad" + (1 + random.nextInt(100_000)), timeOf(i));
+      detector.update(
+          random.nextBoolean() ? "ad0" : "ad" + (1 + random.nextInt(100_000)), timeOf(i));
     }
     // then
     List<HotKeyCandidate> found = detector.candidates(timeOf(i));
     assertThat(found).extracting(HotKeyCandidate::key).containsExactly("ad0");
     assertThat(found.get(0).share()).isBetween(0.45, 0.55);
-    assertThat(found.get(0).eventsPerSecond()).isBetween(0.4 * EVENTS_PER_SECOND, 0.6 * EVENTS_PER_SECOND);
+    assertThat(found.get(0).eventsPerSecond())
+        .isBetween(0.4 * EVENTS_PER_SECOND, 0.6 * EVENTS_PER_SECOND);
   }
 
   @Test
@@ -48,7 +50,9 @@ class HotKeyDetectorTest {
       detector.update(random.nextInt(5) == 0 ? "ad7" : "ad" + random.nextInt(100_000), timeOf(i));
     }
     // then
-    assertThat(detector.candidates(timeOf(i))).extracting(HotKeyCandidate::key).containsExactly("ad7");
+    assertThat(detector.candidates(timeOf(i)))
+        .extracting(HotKeyCandidate::key)
+        .containsExactly("ad7");
     // when: 2.5 s uniform again (longer than the 2 s window)
     long coolEnd = i + 5L * EVENTS_PER_SECOND / 2;
     for (; i < coolEnd; i++) {
@@ -78,7 +82,8 @@ class HotKeyDetectorTest {
     for (; i < 5L * EVENTS_PER_SECOND; i++) {
       detector.update("k" + (i % 1000), timeOf(i));
     }
-    assertThat(detector.rate(timeOf(i))).isBetween(0.95 * EVENTS_PER_SECOND, 1.05 * EVENTS_PER_SECOND);
+    assertThat(detector.rate(timeOf(i)))
+        .isBetween(0.95 * EVENTS_PER_SECOND, 1.05 * EVENTS_PER_SECOND);
     assertThat(detector.windowEvents(timeOf(i) + 60_000)).isZero();
     assertThat(detector.candidates(timeOf(i) + 60_000)).isEmpty();
   }

@@ -7,10 +7,10 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A bounded big-endian reader over a byte range. Every read checks the bytes that remain and
- * fails with {@link CodecException} naming the field it was reading; variable-length integers
- * must be minimal (so that a valid encoding has exactly one byte form). Internal: not part of the
- * Skewer API.
+ * A bounded big-endian reader over a byte range. Every read checks the bytes that remain and fails
+ * with {@link CodecException} naming the field it was reading; variable-length integers must be
+ * minimal (so that a valid encoding has exactly one byte form). Internal: not part of the Skewer
+ * API.
  *
  * <p>Not thread-safe.
  */
@@ -22,7 +22,12 @@ public final class ByteSource {
   public ByteSource(byte[] bytes, int offset, int length) {
     if (offset < 0 || length < 0 || offset > bytes.length - length) {
       throw new CodecException(
-          "byte range out of bounds: offset=" + offset + " length=" + length + " of " + bytes.length);
+          "byte range out of bounds: offset="
+              + offset
+              + " length="
+              + length
+              + " of "
+              + bytes.length);
     }
     this.bytes = bytes;
     this.pos = offset;

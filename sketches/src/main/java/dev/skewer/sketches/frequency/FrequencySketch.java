@@ -24,28 +24,28 @@ import java.util.TreeSet;
  * <p>Contract: while at most {@code capacity} distinct items have been seen, counts are exact
  * ({@link HeavyHitter#maxOverestimate()} 0). Past that, a Count-Min Sketch (Cormode and
  * Muthukrishnan 2005; stream-lib's {@link CountMinSketch}, width &lceil;2/&epsilon;&rceil;, depth
- * &lceil;log2(1/&delta;)&rceil;) answers every point query: the estimate never under-estimates
- * and over-estimates by at most &lceil;&epsilon;&middot;N&rceil; with probability at least
+ * &lceil;log2(1/&delta;)&rceil;) answers every point query: the estimate never under-estimates and
+ * over-estimates by at most &lceil;&epsilon;&middot;N&rceil; with probability at least
  * 1&minus;&delta; (N = total item count). A candidate set of {@code capacity} items answers top-N.
- * Whether the sketch is exact depends only on the number of distinct items seen, so it is the
- * same for any split of a stream; the CMS is linear, so merged tables equal the whole stream's
- * table exactly.
+ * Whether the sketch is exact depends only on the number of distinct items seen, so it is the same
+ * for any split of a stream; the CMS is linear, so merged tables equal the whole stream's table
+ * exactly.
  *
  * <p>Candidates: on each update the item's CMS estimate replaces its cached estimate; a new item
  * enters a full candidate set when its estimate exceeds the smallest cached estimate (ties evict
- * the lexicographically largest item). Cached estimates only grow, so on a single stream an item
- * of true frequency f is missing from the candidates only if {@code capacity} candidates have
+ * the lexicographically largest item). Cached estimates only grow, so on a single stream an item of
+ * true frequency f is missing from the candidates only if {@code capacity} candidates have
  * estimates &ge; f; hence if fewer than {@code capacity} items have frequency &ge; &epsilon;N,
  * every item with frequency &ge; 2&epsilon;N is a candidate (with the CMS's probability). A merge
- * takes the union of both candidate sets (and exact items), re-estimates them from the merged
- * CMS and keeps the {@code capacity} largest (ties by item): deterministic, but for adversarial
- * splits (an item that is light in every part) membership after merges is best effort, while its
- * estimate stays sound.
+ * takes the union of both candidate sets (and exact items), re-estimates them from the merged CMS
+ * and keeps the {@code capacity} largest (ties by item): deterministic, but for adversarial splits
+ * (an item that is light in every part) membership after merges is best effort, while its estimate
+ * stays sound.
  *
  * <p>Implementation note: the CMS is created lazily (the exact map costs bytes; a CMS with
- * &epsilon;=0.001, &delta;=0.01 is 7&times;2000 longs = 112 KB). stream-lib's Space-Saving
- * {@code StreamSummary} is not used: it has no merge and serialises with Java serialization.
- * stream-lib hashes string items as UTF-16 bytes with MurmurHash (portable across JVMs).
+ * &epsilon;=0.001, &delta;=0.01 is 7&times;2000 longs = 112 KB). stream-lib's Space-Saving {@code
+ * StreamSummary} is not used: it has no merge and serialises with Java serialization. stream-lib
+ * hashes string items as UTF-16 bytes with MurmurHash (portable across JVMs).
  *
  * <p>Not thread-safe.
  */
@@ -54,7 +54,9 @@ public final class FrequencySketch {
   private static final int CMS_SEED = 0x5ce3e7;
 
   private static final Comparator<Map.Entry<String, Long>> HEAVIEST_FIRST =
-      Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey());
+      Map.Entry.<String, Long>comparingByValue()
+          .reversed()
+          .thenComparing(Map.Entry.comparingByKey());
 
   private final double epsilon;
   private final int depth;
@@ -160,9 +162,9 @@ public final class FrequencySketch {
   }
 
   /**
-   * Switches to (or rebuilds) sketch mode: {@code base} (a CMS, or null for an empty one) plus
-   * the exact counts, candidates = the {@code capacity} heaviest of {@code exactItems}' keys and
-   * {@code extraCandidates} by merged estimate.
+   * Switches to (or rebuilds) sketch mode: {@code base} (a CMS, or null for an empty one) plus the
+   * exact counts, candidates = the {@code capacity} heaviest of {@code exactItems}' keys and {@code
+   * extraCandidates} by merged estimate.
    */
   private void toSketch(
       Map<String, Long> exactItems, CountMinSketch base, Iterable<String> extraCandidates) {
@@ -294,9 +296,9 @@ public final class FrequencySketch {
   }
 
   /**
-   * Replaces cached candidate estimates by current CMS estimates. Called at every observation
-   * point (query, encode), so that a decoded copy (which computes them afresh) and the original
-   * continue identically.
+   * Replaces cached candidate estimates by current CMS estimates. Called at every observation point
+   * (query, encode), so that a decoded copy (which computes them afresh) and the original continue
+   * identically.
    */
   private void refreshEstimates() {
     for (int i = 0; i < candidates; i++) {
@@ -441,7 +443,8 @@ public final class FrequencySketch {
 
   private static long[] seedHashes(int depth) {
     // an empty depth x 1 sketch with the same seed carries the same hashA
-    ByteBuffer b = ByteBuffer.wrap(CountMinSketch.serialize(new CountMinSketch(depth, 1, CMS_SEED)));
+    ByteBuffer b =
+        ByteBuffer.wrap(CountMinSketch.serialize(new CountMinSketch(depth, 1, CMS_SEED)));
     b.getLong();
     b.getInt();
     b.getInt();

@@ -16,17 +16,17 @@ import java.nio.charset.StandardCharsets;
  * once the sparse list exceeds 0.75&middot;2^p entries. Internal: use {@code Aggregate}.
  *
  * <p>Error: the estimate's relative standard error is at most 1.04/&radic;(2^p) (Flajolet et al.
- * 2007; Heule et al. 2013). In sparse mode the estimate is linear counting over 2^p' buckets and
- * is far more precise; the reported bound stays the dense one, which is conservative.
+ * 2007; Heule et al. 2013). In sparse mode the estimate is linear counting over 2^p' buckets and is
+ * far more precise; the reported bound stays the dense one, which is conservative.
  *
  * <p>Merge is the register-wise (or sparse-entry-wise) maximum, so it is exactly associative and
  * commutative: any split of a stream merges to the same state as the whole stream.
  *
  * <p>Implementation note: items are hashed as their UTF-8 bytes with MurmurHash64, not through
  * {@code HyperLogLogPlus.offer(Object)}, which uses the platform default charset and would make
- * sketches built on differently configured JVMs disagree. The wire form is stream-lib's own
- * {@code getBytes()} layout (version -2), which this class validates field by field before
- * handing it to the library: see {@link #decodeFrom}.
+ * sketches built on differently configured JVMs disagree. The wire form is stream-lib's own {@code
+ * getBytes()} layout (version -2), which this class validates field by field before handing it to
+ * the library: see {@link #decodeFrom}.
  *
  * <p>Not thread-safe.
  */
@@ -138,14 +138,15 @@ public final class DistinctSketch {
   }
 
   /**
-   * Writes {@code varint length, stream-lib bytes}. A dense sketch whose unused register bits
-   * are set (stream-lib's 5-bit registers overflow for run lengths &ge; 32, about once per 2^31
-   * items) is first re-folded into a fresh sketch, which keeps the 5 visible bits of every
-   * register: same estimate, one canonical byte form.
+   * Writes {@code varint length, stream-lib bytes}. A dense sketch whose unused register bits are
+   * set (stream-lib's 5-bit registers overflow for run lengths &ge; 32, about once per 2^31 items)
+   * is first re-folded into a fresh sketch, which keeps the 5 visible bits of every register: same
+   * estimate, one canonical byte form.
    */
   public void encodeTo(ByteSink out) {
     byte[] bytes = libraryBytes();
-    if (bytes[formatOffset()] == 0 && hasStrayBits(bytes, denseRegistersOffset(precision), precision)) {
+    if (bytes[formatOffset()] == 0
+        && hasStrayBits(bytes, denseRegistersOffset(precision), precision)) {
       HyperLogLogPlus fresh = new HyperLogLogPlus(precision, sparsePrecision);
       try {
         fresh.addAll(hll);
@@ -169,7 +170,9 @@ public final class DistinctSketch {
     for (int w = 0; w < words; w++) {
       int i = at + 4 * w;
       int word =
-          (bytes[i] & 0xFF) << 24 | (bytes[i + 1] & 0xFF) << 16 | (bytes[i + 2] & 0xFF) << 8
+          (bytes[i] & 0xFF) << 24
+              | (bytes[i + 1] & 0xFF) << 16
+              | (bytes[i + 2] & 0xFF) << 8
               | (bytes[i + 3] & 0xFF);
       int used = Math.max(0, Math.min(6, registers - 6 * w));
       int usedMask = used == 6 ? 0x3FFFFFFF : (1 << (5 * used)) - 1;
@@ -190,11 +193,11 @@ public final class DistinctSketch {
   }
 
   /**
-   * Reads what {@link #encodeTo} wrote, validating stream-lib's layout before the library sees
-   * it: the version header, p and p' equal to the expected ones, the dense register array of
-   * exactly the size stream-lib allocates for 2^p registers, or a sparse list of at most
-   * 0.75&middot;2^p minimal varint deltas whose entries are each a value HLL++'s sparse encoding
-   * can produce, in strictly increasing index order. Anything else is a {@link CodecException}.
+   * Reads what {@link #encodeTo} wrote, validating stream-lib's layout before the library sees it:
+   * the version header, p and p' equal to the expected ones, the dense register array of exactly
+   * the size stream-lib allocates for 2^p registers, or a sparse list of at most 0.75&middot;2^p
+   * minimal varint deltas whose entries are each a value HLL++'s sparse encoding can produce, in
+   * strictly increasing index order. Anything else is a {@link CodecException}.
    */
   public static DistinctSketch decodeFrom(ByteSource in, int precision, int sparsePrecision) {
     int length = in.readVarInt("HLL length", 0, Integer.MAX_VALUE);
@@ -208,8 +211,14 @@ public final class DistinctSketch {
     int sp = (int) hllIn.readVarLong("HLL p'");
     if (p != precision || sp != sparsePrecision) {
       throw new CodecException(
-          "HLL precision p=" + p + " p'=" + sp + " does not match spec p=" + precision
-              + " p'=" + sparsePrecision);
+          "HLL precision p="
+              + p
+              + " p'="
+              + sp
+              + " does not match spec p="
+              + precision
+              + " p'="
+              + sparsePrecision);
     }
     int format = hllIn.readVarInt("HLL format", 0, 1);
     if (format == 0) {

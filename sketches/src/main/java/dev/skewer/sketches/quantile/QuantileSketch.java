@@ -11,29 +11,29 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Quantiles of a stream of finite doubles: the first {@value #EXACT_LIMIT} values are kept
- * exactly; past that a t-digest ({@link MergingDigest}, Dunning and Ertl 2019) with the given
- * compression summarises them. Internal: use {@code Aggregate}.
+ * Quantiles of a stream of finite doubles: the first {@value #EXACT_LIMIT} values are kept exactly;
+ * past that a t-digest ({@link MergingDigest}, Dunning and Ertl 2019) with the given compression
+ * summarises them. Internal: use {@code Aggregate}.
  *
  * <p>Error: exact quantiles have rank error 0 (the lower nearest-rank value, {@code
  * sorted[ceil(q*n) - 1]}). A digest's estimate carries the rank error bound {@code
  * ScaleFunction.K_1.max(q, normalizer(compression, n))} = 2&pi;&radic;(q(1&minus;q))/compression:
- * the largest fraction of the weight t-digest lets one centroid near q hold; the interpolated
- * value lies between the means of the centroids bracketing rank qN, so (for centroids that do not
+ * the largest fraction of the weight t-digest lets one centroid near q hold; the interpolated value
+ * lies between the means of the centroids bracketing rank qN, so (for centroids that do not
  * overlap) its true rank is off by at most that much. It is a bound, not a typical error: on 1M
  * log-normal values the measured rank error is ~10&times; smaller (see docs/sketches.md).
  *
- * <p>Scale function: K_1 (arcsine), not the library default K_2. Compressed to compression 100,
- * K_2 keeps ~70 centroids concentrated in the tails and measured p50 rank errors up to 0.007 on
- * 1M log-normal values; K_1 keeps ~66 centroids spread evenly and measured &le; 0.0007 at every
+ * <p>Scale function: K_1 (arcsine), not the library default K_2. Compressed to compression 100, K_2
+ * keeps ~70 centroids concentrated in the tails and measured p50 rank errors up to 0.007 on 1M
+ * log-normal values; K_1 keeps ~66 centroids spread evenly and measured &le; 0.0007 at every
  * quantile we check (p50, p90, p99, p99.9).
  *
- * <p>Representation and determinism: a digest is either <em>live</em> (a MergingDigest, ~25 KB
- * of buffers at compression 100, while values arrive) or <em>compact</em> (its compressed
- * centroids: 16 bytes each). Every observation (quantile, encode, copy, being merged into another
- * sketch) first compacts, so what is observed is always the compressed centroid list, and a
- * sketch decoded from an encoding continues exactly as the original does. Merging t-digests is
- * not associative: results of different merge orders agree only within the error bound.
+ * <p>Representation and determinism: a digest is either <em>live</em> (a MergingDigest, ~25 KB of
+ * buffers at compression 100, while values arrive) or <em>compact</em> (its compressed centroids:
+ * 16 bytes each). Every observation (quantile, encode, copy, being merged into another sketch)
+ * first compacts, so what is observed is always the compressed centroid list, and a sketch decoded
+ * from an encoding continues exactly as the original does. Merging t-digests is not associative:
+ * results of different merge orders agree only within the error bound.
  *
  * <p>Not thread-safe.
  */
@@ -277,9 +277,9 @@ public final class QuantileSketch {
 
   /**
    * Reads what {@link #encodeTo} wrote. Checks: exact values finite and non-decreasing, at most
-   * {@value #EXACT_LIMIT}; digest: more than {@value #EXACT_LIMIT} values in total, at most
-   * {@link #maxCentroids} centroids (what t-digest allocates), finite min &le; means &le; max,
-   * means non-decreasing, weights in [1, 2^31) summing to the count.
+   * {@value #EXACT_LIMIT}; digest: more than {@value #EXACT_LIMIT} values in total, at most {@link
+   * #maxCentroids} centroids (what t-digest allocates), finite min &le; means &le; max, means
+   * non-decreasing, weights in [1, 2^31) summing to the count.
    */
   public static QuantileSketch decodeFrom(ByteSource in, double compression, long aggregateCount) {
     QuantileSketch sketch = new QuantileSketch(compression);

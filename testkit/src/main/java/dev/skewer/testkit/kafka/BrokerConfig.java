@@ -21,8 +21,8 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * The server.properties of a single-node KRaft broker+controller on loopback, its storage
- * formatting and a readiness probe. Shared by {@link EmbeddedKafka} and {@link
- * KafkaBrokerProcess}; not public API.
+ * formatting and a readiness probe. Shared by {@link EmbeddedKafka} and {@link KafkaBrokerProcess};
+ * not public API.
  */
 final class BrokerConfig {
 
@@ -48,8 +48,8 @@ final class BrokerConfig {
   }
 
   /**
-   * The controller port a previous start in {@code dataDir} used (read from its
-   * server.properties), or {@code fallback}: a restarted node keeps its quorum endpoint.
+   * The controller port a previous start in {@code dataDir} used (read from its server.properties),
+   * or {@code fallback}: a restarted node keeps its quorum endpoint.
    */
   static int previousControllerPort(Path dataDir, int fallback) {
     Path file = dataDir.resolve(PROPERTIES_FILE);
@@ -175,7 +175,11 @@ final class BrokerConfig {
     }
     if (rc != 0) {
       throw new IllegalStateException(
-          "formatting " + logDir() + " failed (rc=" + rc + "): "
+          "formatting "
+              + logDir()
+              + " failed (rc="
+              + rc
+              + "): "
               + captured.toString(StandardCharsets.UTF_8));
     }
   }
@@ -185,7 +189,8 @@ final class BrokerConfig {
    *
    * @param alive checked between attempts; readiness fails fast once it turns false
    */
-  static void awaitReady(String bootstrap, Duration timeout, java.util.function.BooleanSupplier alive)
+  static void awaitReady(
+      String bootstrap, Duration timeout, java.util.function.BooleanSupplier alive)
       throws TimeoutException {
     long deadline = System.nanoTime() + timeout.toNanos();
     Exception last = null;
@@ -230,7 +235,9 @@ final class BrokerConfig {
 
   static Map<String, Object> adminConfig(String bootstrap) {
     return Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        bootstrap,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+        30_000);
   }
 }

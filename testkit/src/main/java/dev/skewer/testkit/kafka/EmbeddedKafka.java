@@ -1,5 +1,6 @@
 package dev.skewer.testkit.kafka;
 
+import dev.skewer.testkit.net.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import dev.skewer.testkit.net.FreePorts;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * A real single-node Kafka broker (KRaft, combined broker and controller) running in this JVM on
  * loopback ports.
  *
- * <p>Settings suit one broker: every internal topic has one replica, the group coordinator does
- * not delay the first rebalance, retention by time is off (benchmark events are from 2023), topics
- * are never auto-created. {@link #start} returns once the broker answers a describeCluster.
+ * <p>Settings suit one broker: every internal topic has one replica, the group coordinator does not
+ * delay the first rebalance, retention by time is off (benchmark events are from 2023), topics are
+ * never auto-created. {@link #start} returns once the broker answers a describeCluster.
  *
  * <p>Starting one installs Kafka's {@link Exit} exit and halt procedures for the whole JVM: a
  * broker fault that would call {@code System.exit} or {@code Runtime.halt} throws instead and is
@@ -65,8 +65,8 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   /**
-   * Starts a broker whose data lives in {@code dataDir} (kept on close; formatted only if it is
-   * not formatted yet, so a second start resumes the same topics).
+   * Starts a broker whose data lives in {@code dataDir} (kept on close; formatted only if it is not
+   * formatted yet, so a second start resumes the same topics).
    *
    * @param port the client (PLAINTEXT) port, or 0 for a free one
    */

@@ -1,5 +1,6 @@
 package dev.skewer.testkit.kafka;
 
+import dev.skewer.testkit.net.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -12,14 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import dev.skewer.testkit.net.FreePorts;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real single-node Kafka broker (KRaft, combined broker and controller) in a child JVM, for
- * tests that kill, stop and restart the broker.
+ * A real single-node Kafka broker (KRaft, combined broker and controller) in a child JVM, for tests
+ * that kill, stop and restart the broker.
  *
  * <p>The child runs {@code java -Xmx512m -cp <this JVM's class path> kafka.Kafka
  * server.properties}; storage is formatted in this JVM before the first start only, so {@link

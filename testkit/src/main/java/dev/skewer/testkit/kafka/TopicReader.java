@@ -17,9 +17,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Reads a whole topic for assertions: every partition from the beginning up to the end offsets
  * captured when the call starts, with a plain consumer and no consumer group.
  *
- * <p>Reads {@code read_committed}: for a transactional topic the end is the last stable offset
- * and aborted records are skipped; for other topics that is the same as reading everything.
- * Records come partition by partition (ascending partition), each in offset order.
+ * <p>Reads {@code read_committed}: for a transactional topic the end is the last stable offset and
+ * aborted records are skipped; for other topics that is the same as reading everything. Records
+ * come partition by partition (ascending partition), each in offset order.
  */
 public final class TopicReader {
 

@@ -42,7 +42,11 @@ final class Topics {
     while (System.nanoTime() < deadline) {
       try {
         TopicDescription description =
-            admin.describeTopics(List.of(name)).topicNameValues().get(name).get(5, TimeUnit.SECONDS);
+            admin
+                .describeTopics(List.of(name))
+                .topicNameValues()
+                .get(name)
+                .get(5, TimeUnit.SECONDS);
         if (description.partitions().size() == partitions
             && description.partitions().stream().allMatch(p -> p.leader() != null)) {
           return;
@@ -52,6 +56,7 @@ final class Topics {
       }
       Thread.sleep(20); // polling broker metadata: no event to wait on
     }
-    throw new TimeoutException("topic " + name + " has no leader for every partition in " + TIMEOUT);
+    throw new TimeoutException(
+        "topic " + name + " has no leader for every partition in " + TIMEOUT);
   }
 }

@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Free TCP ports on the loopback interface.
  *
- * <p>A port is free when handed out; nothing stops another process from taking it before the
- * caller binds it, so bind soon. Within one JVM a port is never handed out twice.
+ * <p>A port is free when handed out; nothing stops another process from taking it before the caller
+ * binds it, so bind soon. Within one JVM a port is never handed out twice.
  *
  * <p>Thread-safe.
  */

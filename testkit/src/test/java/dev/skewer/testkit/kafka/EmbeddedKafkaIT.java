@@ -76,18 +76,24 @@ class EmbeddedKafkaIT {
   void shouldSendWorkloadToDefaultPartitionsInOrderWhenLoadProducerRuns() throws Exception {
     // given
     kafka.createTopic("events", 4, Map.of());
-    WorkloadSpec spec = WorkloadSpec.w1(5_000, 17)
-        .withLate(0.01, Duration.ofMinutes(1))
-        .withMalformed(0.01)
-        .withFuture(0.01);
-    ExactReference reference = ExactReference.of(
-        Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(5), 4, null);
+    WorkloadSpec spec =
+        WorkloadSpec.w1(5_000, 17)
+            .withLate(0.01, Duration.ofMinutes(1))
+            .withMalformed(0.01)
+            .withFuture(0.01);
+    ExactReference reference =
+        ExactReference.of(
+            Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(5), 4, null);
     List<Progress> reports = new CopyOnWriteArrayList<>();
 
     // when: paced at 10,000 events/s
     LoadSummary summary;
-    try (LoadProducer producer = LoadProducer.builder(kafka.bootstrapServers(), "events")
-        .rate(10_000).reference(reference).progress(reports::add).build()) {
+    try (LoadProducer producer =
+        LoadProducer.builder(kafka.bootstrapServers(), "events")
+            .rate(10_000)
+            .reference(reference)
+            .progress(reports::add)
+            .build()) {
       summary = producer.run(Workload.of(spec));
     }
     List<ConsumerRecord<byte[], byte[]>> records =
@@ -119,7 +125,9 @@ class EmbeddedKafkaIT {
       for (int i = 0; i < inPartition.size(); i++) {
         GeneratedEvent e = expected.get(p).get(i);
         ConsumerRecord<byte[], byte[]> r = inPartition.get(i);
-        assertThat(Arrays.equals(r.value(), e.json())).as("record %d of partition %d", i, p).isTrue();
+        assertThat(Arrays.equals(r.value(), e.json()))
+            .as("record %d of partition %d", i, p)
+            .isTrue();
         if (e.kind() == EventKind.NORMAL || e.kind() == EventKind.LATE) {
           assertThat(r.timestamp()).isEqualTo(e.eventTimeMs());
         }
@@ -129,8 +137,12 @@ class EmbeddedKafkaIT {
     try (KafkaProducer<byte[], byte[]> producer = producer(kafka.bootstrapServers())) {
       for (int k = 0; k < 50; k++) {
         String key = "ad" + (k * 7919);
-        RecordMetadata metadata = producer.send(new ProducerRecord<>("events",
-            key.getBytes(StandardCharsets.UTF_8), new byte[0])).get();
+        RecordMetadata metadata =
+            producer
+                .send(
+                    new ProducerRecord<>(
+                        "events", key.getBytes(StandardCharsets.UTF_8), new byte[0]))
+                .get();
         assertThat(metadata.partition()).isEqualTo(EventPartitioner.partition(key, 4));
       }
     }
