@@ -60,8 +60,8 @@ final class HoppingMerge implements SliceMerge {
 
   @Override
   public Outcome accept(Partial p, int sourcePartitions) {
-    long s = p.windowStartMs();
-    if (p.windowEndMs() - s != shape.sliceMs() || Math.floorMod(s, shape.sliceMs()) != 0) {
+    long s = p.sliceStartMs();
+    if (p.sliceEndMs() - s != shape.sliceMs() || Math.floorMod(s, shape.sliceMs()) != 0) {
       return Outcome.MISMATCHED;
     }
     if (shape.lastWindowEndMs(s) <= droppedThroughMs) {

@@ -1,6 +1,6 @@
 package dev.skewer.coordinator.merge;
 
-import dev.skewer.core.window.SessionWindowAssigner;
+import dev.skewer.core.window.SessionSliceAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.Aggregate;
@@ -59,19 +59,19 @@ final class SessionMerge implements SliceMerge {
 
   SessionMerge(WindowShape.Session shape, long allowedLatenessMs, SketchSpec sketchSpec) {
     this.gapMs = shape.gapMs();
-    this.sliceMs = SessionWindowAssigner.sliceMs(gapMs);
+    this.sliceMs = SessionSliceAssigner.sliceMs(gapMs);
     this.allowedLatenessMs = allowedLatenessMs;
     this.sketchSpec = sketchSpec;
   }
 
   private long closeBoundary(long lastEventMs) {
-    return SessionWindowAssigner.closeBoundaryMs(lastEventMs, gapMs, sliceMs);
+    return SessionSliceAssigner.closeBoundaryMs(lastEventMs, gapMs, sliceMs);
   }
 
   @Override
   public Outcome accept(Partial p, int sourcePartitions) {
-    long s = p.windowStartMs();
-    if (p.windowEndMs() - s != sliceMs || Math.floorMod(s, sliceMs) != 0) {
+    long s = p.sliceStartMs();
+    if (p.sliceEndMs() - s != sliceMs || Math.floorMod(s, sliceMs) != 0) {
       return Outcome.MISMATCHED;
     }
     if (lastGlobalMs != Long.MIN_VALUE

@@ -2,7 +2,7 @@ package dev.skewer.coordinator.merge;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.job.WindowSpec;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
@@ -81,7 +81,7 @@ public final class WindowMerger {
   public WindowMerger(
       WindowSpec window, int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
     this(sourcePartitions, allowedLatenessMs, sketchSpec);
-    fixShape(WindowAssigner.of(window).shape());
+    fixShape(SliceAssigner.of(window).shape());
   }
 
   private void fixShape(WindowShape s) {
@@ -126,14 +126,14 @@ public final class WindowMerger {
       }
       return;
     }
-    if (p.windowEndMs() <= droppedThroughMs) {
+    if (p.sliceEndMs() <= droppedThroughMs) {
       latePartials++;
       return;
     }
-    WindowEntry window = windows.get(p.windowEndMs());
+    WindowEntry window = windows.get(p.sliceEndMs());
     if (window == null) {
-      window = new WindowEntry(p.windowStartMs(), p.windowEndMs());
-      windows.put(p.windowEndMs(), window);
+      window = new WindowEntry(p.sliceStartMs(), p.sliceEndMs());
+      windows.put(p.sliceEndMs(), window);
     }
     KeyWindow kw = window.keys.get(p.key());
     if (kw == null) {

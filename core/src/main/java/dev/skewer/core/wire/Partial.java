@@ -17,12 +17,12 @@ import java.util.Objects;
  * @param epoch the fencing epoch of the sending node, >= 0
  * @param version increases with every emission of this (source, key, slice) within an epoch, >= 0
  * @param key the key, salt stripped; non-empty
- * @param windowStartMs the slice start
- * @param windowEndMs the slice end, > windowStartMs
+ * @param sliceStartMs the slice start
+ * @param sliceEndMs the slice end, > sliceStartMs
  * @param aggregate the {@code AggregateCodec} bytes; opaque here, non-null
  * @param shape how the coordinator composes results from this slice; non-null
- * @param firstEventMs the earliest event time folded in, in [windowStartMs, lastEventMs]
- * @param lastEventMs the latest event time folded in, in [firstEventMs, windowEndMs)
+ * @param firstEventMs the earliest event time folded in, in [sliceStartMs, lastEventMs]
+ * @param lastEventMs the latest event time folded in, in [firstEventMs, sliceEndMs)
  * @param dimensions the configured dimensions' values of the earliest event folded in ({@code
  *     input.dimensions} order, null where absent); non-null, at most 255 entries
  */
@@ -31,8 +31,8 @@ public record Partial(
     long epoch,
     long version,
     String key,
-    long windowStartMs,
-    long windowEndMs,
+    long sliceStartMs,
+    long sliceEndMs,
     byte[] aggregate,
     WindowShape shape,
     long firstEventMs,
@@ -60,24 +60,24 @@ public record Partial(
       throw new IllegalArgumentException(
           "key must be non-empty, was " + (key == null ? "null" : "''"));
     }
-    if (windowEndMs <= windowStartMs) {
+    if (sliceEndMs <= sliceStartMs) {
       throw new IllegalArgumentException(
-          "windowEndMs must be > windowStartMs (" + windowStartMs + "), was " + windowEndMs);
+          "sliceEndMs must be > sliceStartMs (" + sliceStartMs + "), was " + sliceEndMs);
     }
     Objects.requireNonNull(aggregate, "aggregate");
     Objects.requireNonNull(shape, "shape");
-    if (firstEventMs < windowStartMs || firstEventMs > lastEventMs) {
+    if (firstEventMs < sliceStartMs || firstEventMs > lastEventMs) {
       throw new IllegalArgumentException(
-          "firstEventMs must be in [windowStartMs ("
-              + windowStartMs
+          "firstEventMs must be in [sliceStartMs ("
+              + sliceStartMs
               + "), lastEventMs ("
               + lastEventMs
               + ")], was "
               + firstEventMs);
     }
-    if (lastEventMs >= windowEndMs) {
+    if (lastEventMs >= sliceEndMs) {
       throw new IllegalArgumentException(
-          "lastEventMs must be < windowEndMs (" + windowEndMs + "), was " + lastEventMs);
+          "lastEventMs must be < sliceEndMs (" + sliceEndMs + "), was " + lastEventMs);
     }
     Objects.requireNonNull(dimensions, "dimensions");
     if (dimensions.length > MAX_DIMENSIONS) {
@@ -94,20 +94,20 @@ public record Partial(
       long epoch,
       long version,
       String key,
-      long windowStartMs,
-      long windowEndMs,
+      long sliceStartMs,
+      long sliceEndMs,
       byte[] aggregate) {
     this(
         sourcePartition,
         epoch,
         version,
         key,
-        windowStartMs,
-        windowEndMs,
+        sliceStartMs,
+        sliceEndMs,
         aggregate,
         WindowShape.Tumbling.INSTANCE,
-        windowStartMs,
-        windowEndMs - 1,
+        sliceStartMs,
+        sliceEndMs - 1,
         NO_DIMENSIONS);
   }
 
@@ -118,8 +118,8 @@ public record Partial(
         && p.epoch == epoch
         && p.version == version
         && p.key.equals(key)
-        && p.windowStartMs == windowStartMs
-        && p.windowEndMs == windowEndMs
+        && p.sliceStartMs == sliceStartMs
+        && p.sliceEndMs == sliceEndMs
         && Arrays.equals(p.aggregate, aggregate)
         && p.shape.equals(shape)
         && p.firstEventMs == firstEventMs
@@ -135,8 +135,8 @@ public record Partial(
             epoch,
             version,
             key,
-            windowStartMs,
-            windowEndMs,
+            sliceStartMs,
+            sliceEndMs,
             shape,
             firstEventMs,
             lastEventMs);
@@ -153,10 +153,10 @@ public record Partial(
         + version
         + ", key="
         + key
-        + ", windowStartMs="
-        + windowStartMs
-        + ", windowEndMs="
-        + windowEndMs
+        + ", sliceStartMs="
+        + sliceStartMs
+        + ", sliceEndMs="
+        + sliceEndMs
         + ", aggregate="
         + aggregate.length
         + " bytes #"

@@ -74,7 +74,7 @@ public final class WireCodec {
           ByteBuffer.allocate(PARTIAL_FIXED_BYTES + dimsLength + key.length + p.aggregate().length);
       b.put(FORMAT_VERSION).put(TAG_PARTIAL);
       b.putInt(p.sourcePartition()).putLong(p.epoch()).putLong(p.version());
-      b.putLong(p.windowStartMs()).putLong(p.windowEndMs());
+      b.putLong(p.sliceStartMs()).putLong(p.sliceEndMs());
       b.putLong(p.firstEventMs()).putLong(p.lastEventMs());
       WindowShape shape = p.shape();
       b.put((byte) shape.code());
@@ -145,19 +145,19 @@ public final class WireCodec {
     int sourcePartition = b.getInt();
     long epoch = b.getLong();
     long version = b.getLong();
-    long windowStartMs = b.getLong();
-    long windowEndMs = b.getLong();
+    long sliceStartMs = b.getLong();
+    long sliceEndMs = b.getLong();
     String key = key(b);
     byte[] aggregate = aggregate(b);
-    return new Partial(sourcePartition, epoch, version, key, windowStartMs, windowEndMs, aggregate);
+    return new Partial(sourcePartition, epoch, version, key, sliceStartMs, sliceEndMs, aggregate);
   }
 
   private static Partial decodePartial(ByteBuffer b) {
     int sourcePartition = b.getInt();
     long epoch = b.getLong();
     long version = b.getLong();
-    long windowStartMs = b.getLong();
-    long windowEndMs = b.getLong();
+    long sliceStartMs = b.getLong();
+    long sliceEndMs = b.getLong();
     long firstEventMs = b.getLong();
     long lastEventMs = b.getLong();
     byte shapeCode = b.get();
@@ -207,8 +207,8 @@ public final class WireCodec {
         epoch,
         version,
         key,
-        windowStartMs,
-        windowEndMs,
+        sliceStartMs,
+        sliceEndMs,
         aggregate,
         shape,
         firstEventMs,

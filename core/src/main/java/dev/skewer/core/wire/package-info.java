@@ -23,10 +23,10 @@
  * | 2      | 4    | sourcePartition (int32, &gt;= 0)                      |
  * | 6      | 8    | epoch (int64, &gt;= 0)                                |
  * | 14     | 8    | version (int64, &gt;= 0)                              |
- * | 22     | 8    | windowStartMs: slice start (int64)                 |
- * | 30     | 8    | windowEndMs: slice end (int64, &gt; windowStartMs)    |
+ * | 22     | 8    | sliceStartMs: slice start (int64)                 |
+ * | 30     | 8    | sliceEndMs: slice end (int64, &gt; sliceStartMs)    |
  * | 38     | 8    | firstEventMs (int64, in [start, lastEventMs])      |
- * | 46     | 8    | lastEventMs (int64, &lt; windowEndMs)                 |
+ * | 46     | 8    | lastEventMs (int64, &lt; sliceEndMs)                 |
  * | 54     | 1    | shape: 0 tumbling, 1 hopping, 2 session            |
  * | 55     | 8    | hopping: sizeMs; session: gapMs; tumbling: 0       |
  * | 63     | 8    | hopping: hopMs; otherwise 0                        |

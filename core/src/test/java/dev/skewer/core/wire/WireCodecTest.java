@@ -263,10 +263,10 @@ class WireCodecTest {
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("UTF-8");
     byte[] badWindow = HexFormat.of().parseHex(PARTIAL_V1_HEX);
-    badWindow[30] = (byte) 0x80; // windowEndMs negative, before windowStartMs
+    badWindow[30] = (byte) 0x80; // sliceEndMs negative, before sliceStartMs
     assertThatThrownBy(() -> WireCodec.decode(badWindow))
         .isInstanceOf(WireFormatException.class)
-        .hasMessageContaining("windowEndMs");
+        .hasMessageContaining("sliceEndMs");
     byte[] badFlags = HexFormat.of().parseHex(WATERMARK_HEX);
     badFlags[22] = 2;
     assertThatThrownBy(() -> WireCodec.decode(badFlags))
@@ -312,7 +312,7 @@ class WireCodecTest {
     assertThatThrownBy(() -> new Partial(0, 0, 0, "", 0, 1, new byte[0]))
         .hasMessage("key must be non-empty, was ''");
     assertThatThrownBy(() -> new Partial(0, 0, 0, "k", 5, 5, new byte[0]))
-        .hasMessage("windowEndMs must be > windowStartMs (5), was 5");
+        .hasMessage("sliceEndMs must be > sliceStartMs (5), was 5");
     assertThatThrownBy(() -> new Watermark(-2, 0, 0, false))
         .hasMessage("sourcePartition must be >= 0, was -2");
     assertThatThrownBy(

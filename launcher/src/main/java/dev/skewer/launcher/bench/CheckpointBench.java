@@ -7,7 +7,7 @@ import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.launcher.cli.JobResources;
 import dev.skewer.node.aggregate.PartitionAggregator;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
@@ -53,7 +53,7 @@ public final class CheckpointBench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     JobSpec job = JobResources.load("w1.yaml");
-    WindowAssigner windows = WindowAssigner.of(job.window());
+    SliceAssigner windows = SliceAssigner.of(job.window());
     System.out.println("Starting a broker and two Hazelcast members...");
     try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
       int p1 = FreePorts.next();
@@ -111,7 +111,7 @@ public final class CheckpointBench implements Callable<Integer> {
     return 0;
   }
 
-  private PartitionAggregator build(JobSpec job, WindowAssigner windows, int n) {
+  private PartitionAggregator build(JobSpec job, SliceAssigner windows, int n) {
     PartitionAggregator agg = new PartitionAggregator(0, 1, windows, 2_000, 0, job.toSketchSpec());
     SplittableRandom rnd = new SplittableRandom(n);
     double[] numeric = new double[1];

@@ -7,7 +7,7 @@ import dev.skewer.core.event.DecodedEvent;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.WireCodec;
@@ -36,7 +36,7 @@ public final class EnginePipeline {
 
   public EnginePipeline(
       JobSpec job, int sourcePartitions, int partialsPartitions, ResultSink sink) {
-    WindowAssigner windows = WindowAssigner.of(job.window());
+    SliceAssigner windows = SliceAssigner.of(job.window());
     long delay = job.watermark().delay().toMillis();
     long lateness = job.allowedLateness().toMillis();
     this.nodes = new PartitionAggregator[sourcePartitions];
@@ -103,7 +103,7 @@ public final class EnginePipeline {
   /** End of input: close every open window on every partition and merge. */
   public void finish() {
     for (PartitionAggregator node : nodes) {
-      node.finalizeOpenWindows();
+      node.finalizeOpenSlices();
     }
     round();
   }

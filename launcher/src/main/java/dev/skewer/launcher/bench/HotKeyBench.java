@@ -3,7 +3,7 @@ package dev.skewer.launcher.bench;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.launcher.cli.JobResources;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.node.aggregate.PartitionAggregator;
@@ -293,7 +293,7 @@ public final class HotKeyBench implements Callable<Integer> {
     }
     long[] nanos = new long[partitions];
     double[] numeric = new double[1];
-    WindowAssigner windows = WindowAssigner.of(job.window());
+    SliceAssigner windows = SliceAssigner.of(job.window());
     for (int p = 0; p < partitions; p++) {
       PartitionAggregator agg =
           new PartitionAggregator(
@@ -314,7 +314,7 @@ public final class HotKeyBench implements Callable<Integer> {
           sinceEmit = 0;
         }
       }
-      agg.finalizeOpenWindows();
+      agg.finalizeOpenSlices();
       agg.emit(partial -> {});
       nanos[p] = System.nanoTime() - t0;
     }

@@ -1,9 +1,9 @@
 package dev.skewer.launcher.bench;
 
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.window.HoppingWindowAssigner;
-import dev.skewer.core.window.TumblingWindowAssigner;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.HoppingSliceAssigner;
+import dev.skewer.core.window.SliceAssigner;
+import dev.skewer.core.window.TumblingSliceAssigner;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.launcher.cli.JobResources;
 import dev.skewer.loadgen.workload.WorkloadSpec;
@@ -49,7 +49,7 @@ public final class SlidingBench implements Callable<Integer> {
       description = "Workload seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  private record Config(String name, WindowAssigner windows) {}
+  private record Config(String name, SliceAssigner windows) {}
 
   @Override
   public Integer call() {
@@ -68,10 +68,10 @@ public final class SlidingBench implements Callable<Integer> {
         delayMs);
     List<Config> configs =
         List.of(
-            new Config("tumbling 60s", new TumblingWindowAssigner(60_000)),
-            new Config("hopping 60s/60s (1)", new HoppingWindowAssigner(60_000, 60_000)),
-            new Config("hopping 60s/10s (6)", new HoppingWindowAssigner(60_000, 10_000)),
-            new Config("hopping 60s/1s (60)", new HoppingWindowAssigner(60_000, 1_000)));
+            new Config("tumbling 60s", new TumblingSliceAssigner(60_000)),
+            new Config("hopping 60s/60s (1)", new HoppingSliceAssigner(60_000, 60_000)),
+            new Config("hopping 60s/10s (6)", new HoppingSliceAssigner(60_000, 10_000)),
+            new Config("hopping 60s/1s (60)", new HoppingSliceAssigner(60_000, 1_000)));
     List<List<Double>> rates = new ArrayList<>();
     for (int c = 0; c < configs.size(); c++) {
       rates.add(new ArrayList<>());
@@ -86,7 +86,7 @@ public final class SlidingBench implements Callable<Integer> {
         PartitionAggregator[] nodes =
             feed(e, configs.get(c).windows(), spec, delayMs, sources, emitted);
         for (PartitionAggregator node : nodes) {
-          node.finalizeOpenWindows();
+          node.finalizeOpenSlices();
           node.emit(p -> emitted[0] += WireCodec.encode(p).length > 0 ? 1 : 0);
         }
         double rate = e.n * 1e9 / (System.nanoTime() - t0);
@@ -124,8 +124,8 @@ public final class SlidingBench implements Callable<Integer> {
       int slices = 0;
       for (PartitionAggregator node : nodes) {
         bytes += node.snapshot().length;
-        keySlices += node.openKeyWindows();
-        slices += node.openWindows();
+        keySlices += node.openKeySlices();
+        slices += node.openSlices();
       }
       System.out.printf(
           "  %-22s %,12d snapshot bytes  %,9d key-slices  %4d slices  %,6.0f bytes/key-slice%n",
@@ -136,7 +136,7 @@ public final class SlidingBench implements Callable<Integer> {
 
   private static PartitionAggregator[] feed(
       W1Events e,
-      WindowAssigner windows,
+      SliceAssigner windows,
       SketchSpec spec,
       long delayMs,
       int sources,
@@ -160,7 +160,7 @@ public final class SlidingBench implements Callable<Integer> {
   }
 
   private static PartitionAggregator[] feedPrefix(
-      W1Events e, WindowAssigner windows, SketchSpec spec, long delayMs, int sources, int n) {
+      W1Events e, SliceAssigner windows, SketchSpec spec, long delayMs, int sources, int n) {
     PartitionAggregator[] nodes = new PartitionAggregator[sources];
     for (int p = 0; p < sources; p++) {
       nodes[p] = new PartitionAggregator(p, 1, windows, delayMs, 0, spec);

@@ -1,9 +1,9 @@
 package dev.skewer.loadgen.reference;
 
-import dev.skewer.core.window.HoppingWindowAssigner;
-import dev.skewer.core.window.SessionWindowAssigner;
-import dev.skewer.core.window.TumblingWindowAssigner;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.HoppingSliceAssigner;
+import dev.skewer.core.window.SessionSliceAssigner;
+import dev.skewer.core.window.SliceAssigner;
+import dev.skewer.core.window.TumblingSliceAssigner;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -45,7 +45,7 @@ public final class ShapeReference {
   private final long sizeMs;
   private final long hopMs;
   private final long gapMs;
-  private final WindowAssigner slices;
+  private final SliceAssigner slices;
   private final long delayMs;
   private final long allowedLatenessMs;
   private final long[] maxEventTimeMs;
@@ -57,7 +57,7 @@ public final class ShapeReference {
       long sizeMs,
       long hopMs,
       long gapMs,
-      WindowAssigner slices,
+      SliceAssigner slices,
       long delayMs,
       long allowedLatenessMs,
       int partitions) {
@@ -79,7 +79,7 @@ public final class ShapeReference {
         sizeMs,
         sizeMs,
         0,
-        new TumblingWindowAssigner(sizeMs),
+        new TumblingSliceAssigner(sizeMs),
         delayMs,
         latenessMs,
         partitions);
@@ -92,7 +92,7 @@ public final class ShapeReference {
         sizeMs,
         hopMs,
         0,
-        new HoppingWindowAssigner(sizeMs, hopMs),
+        new HoppingSliceAssigner(sizeMs, hopMs),
         delayMs,
         latenessMs,
         partitions);
@@ -104,7 +104,7 @@ public final class ShapeReference {
         0,
         0,
         gapMs,
-        new SessionWindowAssigner(gapMs),
+        new SessionSliceAssigner(gapMs),
         delayMs,
         latenessMs,
         partitions);
@@ -119,7 +119,7 @@ public final class ShapeReference {
     long max = maxEventTimeMs[partition];
     if (max != Long.MIN_VALUE) {
       long watermark = max - delayMs;
-      long boundary = slices.lateBoundaryMs(slices.windowStartMs(eventTimeMs));
+      long boundary = slices.lateBoundaryMs(slices.sliceStartMs(eventTimeMs));
       if (boundary + allowedLatenessMs <= watermark) {
         late++;
         return false;

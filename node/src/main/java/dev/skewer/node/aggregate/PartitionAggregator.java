@@ -1,7 +1,7 @@
 package dev.skewer.node.aggregate;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
@@ -22,8 +22,8 @@ import java.util.TreeMap;
 
 /**
  * Pre-aggregates the events of one source partition per (key, slice) and decides emission. A slice
- * is what the {@link WindowAssigner} says: the window for tumbling windows, gcd(size, hop) for
- * hopping windows, a quarter of the gap for sessions; every event updates exactly one slice,
+ * is what the {@link SliceAssigner} says: the window for tumbling windows, gcd(size, hop) for
+ * hopping slices, a quarter of the gap for sessions; every event updates exactly one slice,
  * whatever the windows' overlap. Per (key, slice) it keeps the aggregate, the first and last event
  * time and the earliest event's dimension values; each Partial carries them with the window shape,
  * so the coordinator composes windows and sessions without configuration.
@@ -32,7 +32,7 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li>The watermark is {@code max event time seen - delay}; it never goes back.
- *   <li>An event whose slice's {@linkplain WindowAssigner#lateBoundaryMs late boundary} (the end of
+ *   <li>An event whose slice's {@linkplain SliceAssigner#lateBoundaryMs late boundary} (the end of
  *       the earliest result the slice feeds) + allowed lateness ≤ watermark is too late: {@link
  *       #update} returns {@link Outcome#LATE} and the state is not touched (the caller routes it to
  *       the late topic). So an event is in every result it belongs to, or in none.
@@ -43,7 +43,7 @@ import java.util.TreeMap;
  *       lateness ≤ watermark: state per key does not grow with size/hop.
  *   <li>{@link #snapshot} and {@link #restore} capture and rebuild the whole state; restoring and
  *       replaying the same events yields the same Partials as the original run.
- *   <li>{@link #finalizeOpenWindows} (end of input after idleness) moves the watermark to where
+ *   <li>{@link #finalizeOpenSlices} (end of input after idleness) moves the watermark to where
  *       every result of the latest open slice can close, so every open slice is emitted on the next
  *       {@link #emit}.
  * </ul>
@@ -60,7 +60,7 @@ public final class PartitionAggregator {
 
   // configuration
   private final int partition;
-  private final WindowAssigner windows;
+  private final SliceAssigner slices;
   private final long delayMs;
   private final long allowedLatenessMs;
   private final SketchSpec sketchSpec;
@@ -70,14 +70,14 @@ public final class PartitionAggregator {
   private long epoch;
   private long maxEventTimeMs = Long.MIN_VALUE;
   private long watermarkMs = Long.MIN_VALUE;
-  private final TreeMap<Long, WindowState> open = new TreeMap<>();
-  private WindowState lastWindow; // one-entry cache: consecutive events mostly share a window
-  private long openKeyWindows;
+  private final TreeMap<Long, SliceState> open = new TreeMap<>();
+  private SliceState lastSlice; // one-entry cache: consecutive events mostly share a slice
+  private long openKeySlices;
 
   public PartitionAggregator(
       int partition,
       long epoch,
-      WindowAssigner windows,
+      SliceAssigner slices,
       long delayMs,
       long allowedLatenessMs,
       SketchSpec sketchSpec) {
@@ -90,11 +90,11 @@ public final class PartitionAggregator {
     }
     this.partition = partition;
     this.epoch = epoch;
-    this.windows = windows;
+    this.slices = slices;
     this.delayMs = delayMs;
     this.allowedLatenessMs = allowedLatenessMs;
     this.sketchSpec = sketchSpec;
-    this.shape = windows.shape();
+    this.shape = slices.shape();
   }
 
   /**
@@ -127,26 +127,26 @@ public final class PartitionAggregator {
       String frequentItem,
       double quantileValue,
       String[] dimensions) {
-    long windowStartMs = windows.windowStartMs(eventTimeMs);
-    WindowState window = lastWindow;
-    if (window == null || window.startMs != windowStartMs) {
-      if (isTooLate(windows.lateBoundaryMs(windowStartMs))) {
+    long sliceStartMs = slices.sliceStartMs(eventTimeMs);
+    SliceState slice = lastSlice;
+    if (slice == null || slice.startMs != sliceStartMs) {
+      if (isTooLate(slices.lateBoundaryMs(sliceStartMs))) {
         return Outcome.LATE;
       }
-      window = open.get(windowStartMs);
-      if (window == null) {
-        window = newWindow(windowStartMs);
-        open.put(windowStartMs, window);
+      slice = open.get(sliceStartMs);
+      if (slice == null) {
+        slice = newSlice(sliceStartMs);
+        open.put(sliceStartMs, slice);
       }
-      lastWindow = window;
-    } else if (isTooLate(window.lateBoundaryMs)) {
+      lastSlice = slice;
+    } else if (isTooLate(slice.lateBoundaryMs)) {
       return Outcome.LATE;
     }
-    KeyWindow entry = window.keys.get(key);
+    KeySlice entry = slice.keys.get(key);
     if (entry == null) {
-      entry = new KeyWindow(Aggregate.empty(sketchSpec));
-      window.keys.put(key, entry);
-      openKeyWindows++;
+      entry = new KeySlice(Aggregate.empty(sketchSpec));
+      slice.keys.put(key, entry);
+      openKeySlices++;
     }
     entry.aggregate.update(numeric, distinctItem, frequentItem, quantileValue);
     if (eventTimeMs < entry.firstEventMs) {
@@ -160,7 +160,7 @@ public final class PartitionAggregator {
     }
     if (!entry.dirty) {
       entry.dirty = true;
-      window.dirtyKeys++;
+      slice.dirtyKeys++;
     }
     if (eventTimeMs > maxEventTimeMs) {
       maxEventTimeMs = eventTimeMs;
@@ -177,27 +177,27 @@ public final class PartitionAggregator {
         && saturatingAdd(lateBoundaryMs, allowedLatenessMs) <= watermarkMs;
   }
 
-  private WindowState newWindow(long startMs) {
-    return new WindowState(startMs, windows.windowEndMs(startMs), windows.lateBoundaryMs(startMs));
+  private SliceState newSlice(long startMs) {
+    return new SliceState(startMs, slices.sliceEndMs(startMs), slices.lateBoundaryMs(startMs));
   }
 
   /**
-   * Emits the Partials of every closed window that changed since its last emission, in window
-   * order, then drops windows past their allowed lateness.
+   * Emits the Partials of every closed slice that changed since its last emission, in slice order,
+   * then drops slices past their allowed lateness.
    *
    * @return the number of Partials emitted
    */
   public int emit(PartialSink sink) {
     int emitted = 0;
-    Iterator<Map.Entry<Long, WindowState>> it = open.entrySet().iterator();
+    Iterator<Map.Entry<Long, SliceState>> it = open.entrySet().iterator();
     while (it.hasNext()) {
-      WindowState window = it.next().getValue();
-      if (window.endMs > watermarkMs) {
-        break; // windows are ordered by start and all have the same size class: later ones too
+      SliceState slice = it.next().getValue();
+      if (slice.endMs > watermarkMs) {
+        break; // slices are ordered by start and all have the same length: later ones too
       }
-      if (window.dirtyKeys > 0) {
-        for (Map.Entry<String, KeyWindow> e : window.keys.entrySet()) {
-          KeyWindow kw = e.getValue();
+      if (slice.dirtyKeys > 0) {
+        for (Map.Entry<String, KeySlice> e : slice.keys.entrySet()) {
+          KeySlice kw = e.getValue();
           if (kw.dirty) {
             kw.dirty = false;
             // the version is the number of events folded in: it grows with every change and a
@@ -209,8 +209,8 @@ public final class PartitionAggregator {
                     epoch,
                     kw.version,
                     e.getKey(),
-                    window.startMs,
-                    window.endMs,
+                    slice.startMs,
+                    slice.endMs,
                     AggregateCodec.encode(kw.aggregate),
                     shape,
                     kw.firstEventMs,
@@ -219,13 +219,13 @@ public final class PartitionAggregator {
             emitted++;
           }
         }
-        window.dirtyKeys = 0;
+        slice.dirtyKeys = 0;
       }
-      if (saturatingAdd(window.lateBoundaryMs, allowedLatenessMs) <= watermarkMs) {
-        openKeyWindows -= window.keys.size();
+      if (saturatingAdd(slice.lateBoundaryMs, allowedLatenessMs) <= watermarkMs) {
+        openKeySlices -= slice.keys.size();
         it.remove();
-        if (lastWindow == window) {
-          lastWindow = null;
+        if (lastSlice == slice) {
+          lastSlice = null;
         }
       }
     }
@@ -234,13 +234,13 @@ public final class PartitionAggregator {
 
   /**
    * End of input: moves the watermark to where the coordinator can close every result of the latest
-   * open slice ({@link WindowAssigner#finalWatermarkMs}: for tumbling windows its end) so the next
+   * open slice ({@link SliceAssigner#finalWatermarkMs}: for tumbling windows its end) so the next
    * {@link #emit} emits (and, with no allowed lateness, drops) every open slice. Later events for
    * those slices are late.
    */
-  public void finalizeOpenWindows() {
+  public void finalizeOpenSlices() {
     if (!open.isEmpty()) {
-      long lastEnd = windows.finalWatermarkMs(open.lastKey());
+      long lastEnd = slices.finalWatermarkMs(open.lastKey());
       if (lastEnd > watermarkMs) {
         watermarkMs = lastEnd;
       }
@@ -268,14 +268,14 @@ public final class PartitionAggregator {
     return maxEventTimeMs;
   }
 
-  /** Number of open windows (slices) held. */
-  public int openWindows() {
+  /** Number of open slices held. */
+  public int openSlices() {
     return open.size();
   }
 
-  /** Number of (key, window) aggregates held. */
-  public long openKeyWindows() {
-    return openKeyWindows;
+  /** Number of (key, slice) aggregates held. */
+  public long openKeySlices() {
+    return openKeySlices;
   }
 
   private static final byte SNAPSHOT_VERSION = 2;
@@ -283,29 +283,29 @@ public final class PartitionAggregator {
 
   /**
    * The whole state, encoded: {@code version:u8 partition:i32 maxEventTimeMs:i64 watermarkMs:i64
-   * windows:i32 {startMs:i64 endMs:i64 keys:i32 {keyLength:i32 key:utf8 dirty:u8 version:i64
+   * slices:i32 {startMs:i64 endMs:i64 keys:i32 {keyLength:i32 key:utf8 dirty:u8 version:i64
    * firstEventMs:i64 lastEventMs:i64 dimensions:u8 {length:i32 (-1 = absent) value:utf8}*
    * aggregateLength:i32 aggregate}*}*}. Version 1 snapshots (no extent, no dimensions) are still
    * restored.
    */
   public byte[] snapshot() {
     ByteArrayOutputStream bytes =
-        new ByteArrayOutputStream(64 + (int) Math.min(openKeyWindows * 96, 1 << 26));
+        new ByteArrayOutputStream(64 + (int) Math.min(openKeySlices * 96, 1 << 26));
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(SNAPSHOT_VERSION);
       out.writeInt(partition);
       out.writeLong(maxEventTimeMs);
       out.writeLong(watermarkMs);
       out.writeInt(open.size());
-      for (WindowState w : open.values()) {
+      for (SliceState w : open.values()) {
         out.writeLong(w.startMs);
         out.writeLong(w.endMs);
         out.writeInt(w.keys.size());
-        for (Map.Entry<String, KeyWindow> e : w.keys.entrySet()) {
+        for (Map.Entry<String, KeySlice> e : w.keys.entrySet()) {
           byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
           out.writeInt(key.length);
           out.write(key);
-          KeyWindow kw = e.getValue();
+          KeySlice kw = e.getValue();
           out.writeByte(kw.dirty ? 1 : 0);
           out.writeLong(kw.version);
           out.writeLong(kw.firstEventMs);
@@ -339,7 +339,7 @@ public final class PartitionAggregator {
   public static PartitionAggregator restore(
       byte[] snapshot,
       long epoch,
-      WindowAssigner windows,
+      SliceAssigner slices,
       long delayMs,
       long allowedLatenessMs,
       SketchSpec sketchSpec) {
@@ -351,28 +351,28 @@ public final class PartitionAggregator {
       }
       PartitionAggregator a =
           new PartitionAggregator(
-              in.getInt(), epoch, windows, delayMs, allowedLatenessMs, sketchSpec);
+              in.getInt(), epoch, slices, delayMs, allowedLatenessMs, sketchSpec);
       a.maxEventTimeMs = in.getLong();
       a.watermarkMs = in.getLong();
-      int windowCount = count(in, 20);
-      for (int i = 0; i < windowCount; i++) {
+      int sliceCount = count(in, 20);
+      for (int i = 0; i < sliceCount; i++) {
         long startMs = in.getLong();
         long endMs = in.getLong();
-        if (endMs != windows.windowEndMs(startMs)) {
+        if (endMs != slices.sliceEndMs(startMs)) {
           throw new CheckpointFormatException(
               "snapshot slice ["
                   + startMs
                   + ", "
                   + endMs
                   + ") does not match the job's windows "
-                  + windows);
+                  + slices);
         }
-        WindowState w = a.newWindow(startMs);
+        SliceState w = a.newSlice(startMs);
         int keys = count(in, 17);
         for (int k = 0; k < keys; k++) {
           byte[] key = new byte[count(in, 1)];
           in.get(key);
-          KeyWindow kw = new KeyWindow(null);
+          KeySlice kw = new KeySlice(null);
           boolean dirty = in.get() != 0;
           long kwVersion = in.getLong();
           long firstEventMs = w.startMs;
@@ -410,7 +410,7 @@ public final class PartitionAggregator {
             throw new CheckpointFormatException(
                 "snapshot aggregates use another sketch spec than the job: " + agg.spec());
           }
-          kw = new KeyWindow(agg);
+          kw = new KeySlice(agg);
           kw.dirty = dirty;
           kw.version = kwVersion;
           kw.firstEventMs = firstEventMs;
@@ -420,7 +420,7 @@ public final class PartitionAggregator {
           if (dirty) {
             w.dirtyKeys++;
           }
-          a.openKeyWindows++;
+          a.openKeySlices++;
         }
         a.open.put(w.startMs, w);
       }
@@ -453,21 +453,21 @@ public final class PartitionAggregator {
     return ((a ^ b) & (a ^ r)) < 0 ? Long.MIN_VALUE : r;
   }
 
-  private static final class WindowState {
+  private static final class SliceState {
     final long startMs;
     final long endMs;
     final long lateBoundaryMs;
-    final HashMap<String, KeyWindow> keys = new HashMap<>();
+    final HashMap<String, KeySlice> keys = new HashMap<>();
     int dirtyKeys;
 
-    WindowState(long startMs, long endMs, long lateBoundaryMs) {
+    SliceState(long startMs, long endMs, long lateBoundaryMs) {
       this.startMs = startMs;
       this.endMs = endMs;
       this.lateBoundaryMs = lateBoundaryMs;
     }
   }
 
-  private static final class KeyWindow {
+  private static final class KeySlice {
     final Aggregate aggregate;
     long version;
     boolean dirty;
@@ -475,7 +475,7 @@ public final class PartitionAggregator {
     long lastEventMs = Long.MIN_VALUE;
     String[] dimensions = Partial.NO_DIMENSIONS;
 
-    KeyWindow(Aggregate aggregate) {
+    KeySlice(Aggregate aggregate) {
       this.aggregate = aggregate;
     }
   }

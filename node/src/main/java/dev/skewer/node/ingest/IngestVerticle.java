@@ -8,7 +8,7 @@ import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.aggregate.PartitionAggregator;
@@ -74,7 +74,7 @@ public final class IngestVerticle extends VerticleBase {
   private final JobSpec job;
   private final MeterRegistry registry;
   private final Clock clock;
-  private final WindowAssigner windows;
+  private final SliceAssigner windows;
   private final long delayMs;
   private final long latenessMs;
   private final long idleMs;
@@ -94,7 +94,7 @@ public final class IngestVerticle extends VerticleBase {
   private final AtomicLong sendFailures = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicBoolean lostSend =
       new java.util.concurrent.atomic.AtomicBoolean();
-  private final AtomicLong openKeyWindows = new AtomicLong(); // published each tick for gauges
+  private final AtomicLong openKeySlices = new AtomicLong(); // published each tick for gauges
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private final Map<Integer, PartitionState> partitions = new HashMap<>();
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet(); // readable from any thread
@@ -136,7 +136,7 @@ public final class IngestVerticle extends VerticleBase {
     this.job = settings.job();
     this.registry = registry;
     this.clock = clock;
-    this.windows = WindowAssigner.of(job.window());
+    this.windows = SliceAssigner.of(job.window());
     this.delayMs = job.watermark().delay().toMillis();
     this.latenessMs = job.allowedLateness().toMillis();
     this.idleMs = job.watermark().idle().toMillis();
@@ -176,7 +176,7 @@ public final class IngestVerticle extends VerticleBase {
     Gauge.builder(NodeMetrics.PRODUCER_PENDING, pending, AtomicLong::get)
         .tag("node", node)
         .register(registry);
-    Gauge.builder(NodeMetrics.OPEN_KEY_WINDOWS, openKeyWindows, AtomicLong::get)
+    Gauge.builder(NodeMetrics.OPEN_KEY_SLICES, openKeySlices, AtomicLong::get)
         .tag("node", node)
         .register(registry);
     Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
@@ -452,7 +452,7 @@ public final class IngestVerticle extends VerticleBase {
       if (!ps.ready) {
         continue;
       }
-      keyWindows += ps.aggregator.openKeyWindows();
+      keyWindows += ps.aggregator.openKeySlices();
       if (!ps.idle && ps.aggregator.watermarkMs() != Long.MIN_VALUE) {
         minWatermark = Math.min(minWatermark, ps.aggregator.watermarkMs());
       }
@@ -467,12 +467,12 @@ public final class IngestVerticle extends VerticleBase {
       }
       if (finalizeAfterIdleMs >= 0
           && silentMs >= finalizeAfterIdleMs
-          && ps.aggregator.openWindows() > 0) {
-        ps.aggregator.finalizeOpenWindows();
+          && ps.aggregator.openSlices() > 0) {
+        ps.aggregator.finalizeOpenSlices();
       }
       emit(ps, out);
     }
-    openKeyWindows.set(keyWindows);
+    openKeySlices.set(keyWindows);
     watermarkLagMs.set(minWatermark == Long.MAX_VALUE ? 0 : Math.max(0, nowMs - minWatermark));
     send(out);
   }
@@ -642,11 +642,11 @@ public final class IngestVerticle extends VerticleBase {
               ps.nextOffset = cp.map(Checkpoint::nextOffset).orElse(0L);
               restores.increment();
               LOG.info(
-                  "node={} partition={} epoch={} restored {} open key-windows, resuming at offset {}",
+                  "node={} partition={} epoch={} restored {} open key-slices, resuming at offset {}",
                   settings.nodeId(),
                   tp.partition(),
                   epoch,
-                  ps.aggregator.openKeyWindows(),
+                  ps.aggregator.openKeySlices(),
                   cp.isPresent() ? cp.get().nextOffset() : (resetToLatest ? "latest" : "earliest"));
               Future<Void> seek;
               if (cp.isPresent()) {

@@ -2,9 +2,9 @@ package dev.skewer.node.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.skewer.core.window.HoppingWindowAssigner;
-import dev.skewer.core.window.SessionWindowAssigner;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.HoppingSliceAssigner;
+import dev.skewer.core.window.SessionSliceAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.SketchSpec;
@@ -22,9 +22,9 @@ class SlicedPartitionAggregatorTest {
   void shouldUpdateOneSliceAndKeepItOnlyUntilItsEarliestWindowIsPastLateness() {
     // given 60 s windows every 1 s: 1 s slices, delay 0, lateness 0
     PartitionAggregator a =
-        new PartitionAggregator(0, 1, new HoppingWindowAssigner(60_000, 1_000), 0, 0, SPEC);
+        new PartitionAggregator(0, 1, new HoppingSliceAssigner(60_000, 1_000), 0, 0, SPEC);
     a.update("k", 10_500, ONE, null, null, Double.NaN);
-    assertThat(a.openKeyWindows()).isEqualTo(1); // one slice, not 60 windows
+    assertThat(a.openKeySlices()).isEqualTo(1); // one slice, not 60 windows
 
     // when the watermark passes the end of the earliest window containing [10 s, 11 s)
     a.update("k", 11_000, ONE, null, null, Double.NaN);
@@ -37,11 +37,11 @@ class SlicedPartitionAggregatorTest {
         .satisfies(
             p -> {
               assertThat(p.shape()).isEqualTo(new WindowShape.Hopping(60_000, 1_000));
-              assertThat(p.windowStartMs()).isEqualTo(10_000);
-              assertThat(p.windowEndMs()).isEqualTo(11_000);
+              assertThat(p.sliceStartMs()).isEqualTo(10_000);
+              assertThat(p.sliceEndMs()).isEqualTo(11_000);
               assertThat(p.firstEventMs()).isEqualTo(10_500);
             });
-    assertThat(a.openKeyWindows()).isEqualTo(1);
+    assertThat(a.openKeySlices()).isEqualTo(1);
     assertThat(a.update("k", 10_999, ONE, null, null, Double.NaN))
         .isEqualTo(PartitionAggregator.Outcome.LATE);
   }
@@ -49,11 +49,11 @@ class SlicedPartitionAggregatorTest {
   @Test
   void shouldCarryTheExtentAndTheEarliestEventsDimensionsOfASessionSlice() {
     PartitionAggregator a =
-        new PartitionAggregator(2, 1, new SessionWindowAssigner(1_000), 0, 0, SPEC);
+        new PartitionAggregator(2, 1, new SessionSliceAssigner(1_000), 0, 0, SPEC);
     a.update("u", 120, ONE, null, null, Double.NaN, new String[] {"slots", "web"});
     a.update("u", 101, ONE, null, null, Double.NaN, new String[] {"poker", "app"});
     a.update("u", 240, ONE, null, null, Double.NaN, new String[] {"dice", null});
-    a.finalizeOpenWindows();
+    a.finalizeOpenSlices();
     List<Partial> out = new ArrayList<>();
     a.emit(out::add);
     assertThat(out)
@@ -69,8 +69,8 @@ class SlicedPartitionAggregatorTest {
 
   @Test
   void shouldEmitTheSamePartialsAfterSnapshotRestoreForEveryShape() {
-    for (WindowAssigner windows :
-        List.of(new HoppingWindowAssigner(6_000, 2_000), new SessionWindowAssigner(800))) {
+    for (SliceAssigner windows :
+        List.of(new HoppingSliceAssigner(6_000, 2_000), new SessionSliceAssigner(800))) {
       Random random = new Random(3);
       PartitionAggregator a = new PartitionAggregator(0, 1, windows, 200, 1_000, SPEC);
       List<Partial> fromA = new ArrayList<>();

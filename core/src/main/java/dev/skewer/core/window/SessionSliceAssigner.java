@@ -12,7 +12,7 @@ package dev.skewer.core.window;
  * slice that could still extend it. Finer slices would close sessions sooner at the price of more
  * Partials per session.
  */
-public final class SessionWindowAssigner implements WindowAssigner {
+public final class SessionSliceAssigner implements SliceAssigner {
 
   /** Slices per gap: sessions close at most gap/4 after {@code end + gap}. */
   public static final int SLICES_PER_GAP = 4;
@@ -23,7 +23,7 @@ public final class SessionWindowAssigner implements WindowAssigner {
   /**
    * @param gapMs the inactivity gap, > 0
    */
-  public SessionWindowAssigner(long gapMs) {
+  public SessionSliceAssigner(long gapMs) {
     this.shape = new WindowShape.Session(gapMs);
     this.sliceMs = sliceMs(gapMs);
   }
@@ -52,13 +52,13 @@ public final class SessionWindowAssigner implements WindowAssigner {
   }
 
   @Override
-  public long windowStartMs(long eventTimeMs) {
+  public long sliceStartMs(long eventTimeMs) {
     return eventTimeMs - Math.floorMod(eventTimeMs, sliceMs);
   }
 
   @Override
-  public long windowEndMs(long windowStartMs) {
-    return windowStartMs + sliceMs;
+  public long sliceEndMs(long sliceStartMs) {
+    return sliceStartMs + sliceMs;
   }
 
   @Override
@@ -83,6 +83,6 @@ public final class SessionWindowAssigner implements WindowAssigner {
 
   @Override
   public String toString() {
-    return "SessionWindowAssigner[gapMs=" + shape.gapMs() + ", sliceMs=" + sliceMs + "]";
+    return "SessionSliceAssigner[gapMs=" + shape.gapMs() + ", sliceMs=" + sliceMs + "]";
   }
 }

@@ -4,14 +4,14 @@ package dev.skewer.core.window;
  * Epoch-aligned tumbling windows {@code [k*size, (k+1)*size)} for every integer k, including
  * negative ones. Immutable and thread-safe.
  */
-public final class TumblingWindowAssigner implements WindowAssigner {
+public final class TumblingSliceAssigner implements SliceAssigner {
 
   private final long sizeMs;
 
   /**
    * @param sizeMs the window size in milliseconds, > 0
    */
-  public TumblingWindowAssigner(long sizeMs) {
+  public TumblingSliceAssigner(long sizeMs) {
     if (sizeMs <= 0) {
       throw new IllegalArgumentException("sizeMs must be > 0, was " + sizeMs);
     }
@@ -23,17 +23,17 @@ public final class TumblingWindowAssigner implements WindowAssigner {
   }
 
   @Override
-  public long windowStartMs(long eventTimeMs) {
+  public long sliceStartMs(long eventTimeMs) {
     return eventTimeMs - Math.floorMod(eventTimeMs, sizeMs);
   }
 
   @Override
-  public long windowEndMs(long windowStartMs) {
-    return windowStartMs + sizeMs;
+  public long sliceEndMs(long sliceStartMs) {
+    return sliceStartMs + sizeMs;
   }
 
   @Override
   public String toString() {
-    return "TumblingWindowAssigner[sizeMs=" + sizeMs + "]";
+    return "TumblingSliceAssigner[sizeMs=" + sizeMs + "]";
   }
 }

@@ -11,10 +11,10 @@ import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class TumblingWindowAssignerTest {
+class TumblingSliceAssignerTest {
 
-  private final WindowAssigner tenSeconds =
-      WindowAssigner.of(WindowSpec.tumbling(Duration.ofSeconds(10)));
+  private final SliceAssigner tenSeconds =
+      SliceAssigner.of(WindowSpec.tumbling(Duration.ofSeconds(10)));
 
   @ParameterizedTest
   @CsvSource({
@@ -31,8 +31,8 @@ class TumblingWindowAssignerTest {
     "-9999, -10000"
   })
   void shouldFloorEventTimesToTheWindowStart(long eventTimeMs, long expectedStart) {
-    assertThat(tenSeconds.windowStartMs(eventTimeMs)).isEqualTo(expectedStart);
-    assertThat(tenSeconds.windowEndMs(expectedStart)).isEqualTo(expectedStart + 10_000);
+    assertThat(tenSeconds.sliceStartMs(eventTimeMs)).isEqualTo(expectedStart);
+    assertThat(tenSeconds.sliceEndMs(expectedStart)).isEqualTo(expectedStart + 10_000);
   }
 
   @ParameterizedTest
@@ -42,7 +42,7 @@ class TumblingWindowAssignerTest {
     "7, 20, 14"
   })
   void shouldAlignWindowsToTheEpoch(long sizeMs, long eventTimeMs, long expectedStart) {
-    assertThat(new TumblingWindowAssigner(sizeMs).windowStartMs(eventTimeMs))
+    assertThat(new TumblingSliceAssigner(sizeMs).sliceStartMs(eventTimeMs))
         .isEqualTo(expectedStart);
   }
 
@@ -50,24 +50,24 @@ class TumblingWindowAssignerTest {
   void shouldPlaceEveryTimeInsideItsWindow(
       @ForAll @LongRange(min = -8_640_000_000_000_000L, max = 8_640_000_000_000_000L) long t,
       @ForAll @LongRange(min = 1, max = 86_400_000L) long sizeMs) {
-    TumblingWindowAssigner a = new TumblingWindowAssigner(sizeMs);
-    long start = a.windowStartMs(t);
+    TumblingSliceAssigner a = new TumblingSliceAssigner(sizeMs);
+    long start = a.sliceStartMs(t);
     assertThat(start).isLessThanOrEqualTo(t);
-    assertThat(a.windowEndMs(start)).isGreaterThan(t);
+    assertThat(a.sliceEndMs(start)).isGreaterThan(t);
     assertThat(Math.floorMod(start, sizeMs)).isZero();
-    assertThat(a.windowStartMs(start)).isEqualTo(start);
-    assertThat(a.windowStartMs(a.windowEndMs(start))).isEqualTo(a.windowEndMs(start));
+    assertThat(a.sliceStartMs(start)).isEqualTo(start);
+    assertThat(a.sliceStartMs(a.sliceEndMs(start))).isEqualTo(a.sliceEndMs(start));
   }
 
   @org.junit.jupiter.api.Test
   void shouldAssignEveryWindowKindTheRuntimeRuns() {
-    assertThat(WindowAssigner.of(WindowSpec.session(Duration.ofMinutes(1))))
-        .isInstanceOf(SessionWindowAssigner.class);
-    assertThat(WindowAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofSeconds(1))))
-        .isInstanceOf(HoppingWindowAssigner.class);
-    assertThat(WindowAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofMinutes(1))))
-        .isInstanceOf(TumblingWindowAssigner.class);
-    assertThatThrownBy(() -> new TumblingWindowAssigner(0))
+    assertThat(SliceAssigner.of(WindowSpec.session(Duration.ofMinutes(1))))
+        .isInstanceOf(SessionSliceAssigner.class);
+    assertThat(SliceAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofSeconds(1))))
+        .isInstanceOf(HoppingSliceAssigner.class);
+    assertThat(SliceAssigner.of(WindowSpec.hopping(Duration.ofMinutes(1), Duration.ofMinutes(1))))
+        .isInstanceOf(TumblingSliceAssigner.class);
+    assertThatThrownBy(() -> new TumblingSliceAssigner(0))
         .hasMessageContaining("sizeMs must be > 0, was 0");
   }
 }

@@ -9,7 +9,7 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
-class SlicingWindowAssignerTest {
+class HoppingAndSessionSliceAssignerTest {
 
   @Property(tries = 500)
   void shouldPutEveryHoppingWindowExactlyOnTheSlicesInsideIt(
@@ -18,12 +18,12 @@ class SlicingWindowAssignerTest {
       @ForAll @LongRange(min = -1_000_000, max = 1_000_000) long t) {
     long size = 5L * sliceFactorSize * 7;
     long hop = Math.min(size, 5L * sliceFactorHop);
-    HoppingWindowAssigner a = new HoppingWindowAssigner(size, hop);
+    HoppingSliceAssigner a = new HoppingSliceAssigner(size, hop);
     WindowShape.Hopping shape = (WindowShape.Hopping) a.shape();
-    long slice = a.windowStartMs(t);
+    long slice = a.sliceStartMs(t);
     // given the slice of t, every window containing t contains the whole slice
     assertThat(slice).isLessThanOrEqualTo(t);
-    assertThat(a.windowEndMs(slice)).isGreaterThan(t);
+    assertThat(a.sliceEndMs(slice)).isGreaterThan(t);
     assertThat(size % a.sliceMs()).isZero();
     assertThat(hop % a.sliceMs()).isZero();
     long first = Long.MAX_VALUE;
@@ -31,7 +31,7 @@ class SlicingWindowAssignerTest {
     for (long w = Math.floorDiv(t - size, hop) * hop; w <= t; w += hop) {
       if (w <= t && t < w + size) {
         assertThat(w).isLessThanOrEqualTo(slice);
-        assertThat(w + size).isGreaterThanOrEqualTo(a.windowEndMs(slice));
+        assertThat(w + size).isGreaterThanOrEqualTo(a.sliceEndMs(slice));
         first = Math.min(first, w + size);
         last = Math.max(last, w + size);
       }
@@ -42,24 +42,24 @@ class SlicingWindowAssignerTest {
 
   @Test
   void shouldSliceSixtySecondWindowsEverySecondIntoOneSecondSlices() {
-    HoppingWindowAssigner a = new HoppingWindowAssigner(60_000, 1_000);
+    HoppingSliceAssigner a = new HoppingSliceAssigner(60_000, 1_000);
     assertThat(a.sliceMs()).isEqualTo(1_000);
-    assertThat(a.windowStartMs(12_345)).isEqualTo(12_000);
+    assertThat(a.sliceStartMs(12_345)).isEqualTo(12_000);
     assertThat(a.lateBoundaryMs(12_000)).isEqualTo(13_000);
     assertThat(a.finalWatermarkMs(12_000)).isEqualTo(72_000);
-    assertThat(new HoppingWindowAssigner(60_000, 25_000).sliceMs()).isEqualTo(5_000);
-    assertThatThrownBy(() -> new HoppingWindowAssigner(10, 20)).hasMessageContaining("hopMs");
+    assertThat(new HoppingSliceAssigner(60_000, 25_000).sliceMs()).isEqualTo(5_000);
+    assertThatThrownBy(() -> new HoppingSliceAssigner(10, 20)).hasMessageContaining("hopMs");
   }
 
   @Property(tries = 500)
   void shouldCloseASessionAtTheFirstSliceBoundaryAfterEndPlusGap(
       @ForAll @LongRange(min = 1, max = 100_000) long gap,
       @ForAll @LongRange(min = -1_000_000, max = 1_000_000) long end) {
-    SessionWindowAssigner a = new SessionWindowAssigner(gap);
-    long close = SessionWindowAssigner.closeBoundaryMs(end, gap, a.sliceMs());
+    SessionSliceAssigner a = new SessionSliceAssigner(gap);
+    long close = SessionSliceAssigner.closeBoundaryMs(end, gap, a.sliceMs());
     assertThat(a.sliceMs()).isBetween(1L, gap);
     assertThat(close).isGreaterThanOrEqualTo(end + gap).isLessThan(end + gap + a.sliceMs());
     assertThat(Math.floorMod(close, a.sliceMs())).isZero();
-    assertThat(a.finalWatermarkMs(a.windowStartMs(end))).isGreaterThanOrEqualTo(close);
+    assertThat(a.finalWatermarkMs(a.sliceStartMs(end))).isGreaterThanOrEqualTo(close);
   }
 }

@@ -10,7 +10,7 @@ package dev.skewer.core.window;
  * evaluation of sliding-window aggregates over data streams", SIGMOD Record 2005; the coordinator,
  * not the node, composes windows from panes.
  */
-public final class HoppingWindowAssigner implements WindowAssigner {
+public final class HoppingSliceAssigner implements SliceAssigner {
 
   private final WindowShape.Hopping shape;
   private final long sliceMs;
@@ -19,7 +19,7 @@ public final class HoppingWindowAssigner implements WindowAssigner {
    * @param sizeMs the window length, > 0
    * @param hopMs the distance between window starts, in (0, sizeMs]
    */
-  public HoppingWindowAssigner(long sizeMs, long hopMs) {
+  public HoppingSliceAssigner(long sizeMs, long hopMs) {
     this.shape = new WindowShape.Hopping(sizeMs, hopMs);
     this.sliceMs = shape.sliceMs();
   }
@@ -29,13 +29,13 @@ public final class HoppingWindowAssigner implements WindowAssigner {
   }
 
   @Override
-  public long windowStartMs(long eventTimeMs) {
+  public long sliceStartMs(long eventTimeMs) {
     return eventTimeMs - Math.floorMod(eventTimeMs, sliceMs);
   }
 
   @Override
-  public long windowEndMs(long windowStartMs) {
-    return windowStartMs + sliceMs;
+  public long sliceEndMs(long sliceStartMs) {
+    return sliceStartMs + sliceMs;
   }
 
   @Override
@@ -57,7 +57,7 @@ public final class HoppingWindowAssigner implements WindowAssigner {
 
   @Override
   public String toString() {
-    return "HoppingWindowAssigner[sizeMs="
+    return "HoppingSliceAssigner[sizeMs="
         + shape.sizeMs()
         + ", hopMs="
         + shape.hopMs()
