@@ -2,11 +2,12 @@ package dev.skewer.coordinator;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.http.ApiVerticle;
-import dev.skewer.coordinator.stream.MergeVerticle;
+import dev.skewer.coordinator.stream.CoordinatorVerticle;
 import dev.skewer.coordinator.topk.HazelcastTopKStore;
 import dev.skewer.coordinator.topk.InMemoryTopKStore;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.stage.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -27,12 +28,12 @@ public final class CoordinatorRuntime implements AutoCloseable {
   private static final long TOP_K_TTL_SECONDS = 3600;
 
   private final Vertx vertx;
-  private final MergeVerticle merge;
+  private final CoordinatorVerticle merge;
   private final ApiVerticle api;
   private final CoordinatorSettings settings;
 
   private CoordinatorRuntime(
-      Vertx vertx, MergeVerticle merge, ApiVerticle api, CoordinatorSettings settings) {
+      Vertx vertx, CoordinatorVerticle merge, ApiVerticle api, CoordinatorSettings settings) {
     this.vertx = vertx;
     this.merge = merge;
     this.api = api;
@@ -52,8 +53,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
         hazelcast != null
             ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
             : new InMemoryTopKStore(settings.topKWindows());
-    MergeVerticle merge =
-        new MergeVerticle(settings, registry, clock, store, checkpoints, hazelcast);
+    CoordinatorVerticle merge =
+        new CoordinatorVerticle(settings, registry, clock, store, checkpoints, hazelcast);
     ApiVerticle api =
         new ApiVerticle(
             settings.httpPort(),
@@ -61,7 +62,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
             settings.job().topics().partialsPartitions(),
             hazelcast,
             registry,
-            merge::ready,
+            () -> merge.readiness().ready(),
             merge::hotKeyStatus);
     try {
       vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
@@ -83,8 +84,9 @@ public final class CoordinatorRuntime implements AutoCloseable {
     return merge.ownedPartitions();
   }
 
-  public long resultsWritten() {
-    return merge.resultsWritten();
+  /** Whether the coordinator is restored and consuming (for {@code /health/ready}). */
+  public Readiness readiness() {
+    return merge.readiness();
   }
 
   public long sendFailures() {

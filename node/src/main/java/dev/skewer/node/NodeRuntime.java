@@ -2,7 +2,8 @@ package dev.skewer.node;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.CheckpointStore;
-import dev.skewer.node.ingest.IngestVerticle;
+import dev.skewer.node.ingest.NodeVerticle;
+import dev.skewer.stage.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -22,10 +23,10 @@ public final class NodeRuntime implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
 
   private final Vertx vertx;
-  private final IngestVerticle ingest;
+  private final NodeVerticle ingest;
   private final NodeSettings settings;
 
-  private NodeRuntime(Vertx vertx, IngestVerticle ingest, NodeSettings settings) {
+  private NodeRuntime(Vertx vertx, NodeVerticle ingest, NodeSettings settings) {
     this.vertx = vertx;
     this.ingest = ingest;
     this.settings = settings;
@@ -40,7 +41,7 @@ public final class NodeRuntime implements AutoCloseable {
       HazelcastInstance hazelcast)
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4));
-    IngestVerticle ingest = new IngestVerticle(settings, registry, clock, checkpoints, hazelcast);
+    NodeVerticle ingest = new NodeVerticle(settings, registry, clock, checkpoints, hazelcast);
     try {
       vertx.deployVerticle(ingest).await(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -57,6 +58,11 @@ public final class NodeRuntime implements AutoCloseable {
 
   public long sendFailures() {
     return ingest.sendFailures();
+  }
+
+  /** Whether the node is restored and consuming (for {@code /health/ready}). */
+  public Readiness readiness() {
+    return ingest.readiness();
   }
 
   public Vertx vertx() {

@@ -3,12 +3,10 @@ package dev.skewer.coordinator.merge;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.Aggregate;
-import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -67,32 +65,18 @@ final class HoppingMerge implements SliceMerge {
     if (shape.lastWindowEndMs(s) <= droppedThroughMs) {
       return Outcome.LATE;
     }
-    HashMap<String, KeySlice> keys = slices.get(s);
-    KeySlice ks = keys == null ? null : keys.get(p.key());
-    int src = p.sourcePartition();
-    if (ks != null && src < ks.bySource.length && ks.bySource[src] != null) {
-      Partial held = ks.bySource[src];
-      if (p.epoch() < held.epoch() || (p.epoch() == held.epoch() && p.version() < held.version())) {
-        return Outcome.STALE;
-      }
-      if (Arrays.equals(held.aggregate(), p.aggregate())) {
-        ks.bySource[src] = p;
-        return Outcome.UNCHANGED;
-      }
-    } else {
-      if (ks == null) {
-        if (keys == null) {
-          keys = new HashMap<>();
-          slices.put(s, keys);
-        }
-        ks = new KeySlice(new Partial[Math.max(sourcePartitions, src + 1)], closedThroughMs);
-        keys.put(p.key(), ks);
-      } else if (src >= ks.bySource.length) {
-        ks.bySource = Arrays.copyOf(ks.bySource, Math.max(src + 1, sourcePartitions));
-      }
-      heldPartials++;
+    HashMap<String, KeySlice> keys = slices.computeIfAbsent(s, k -> new HashMap<>());
+    KeySlice ks = keys.get(p.key());
+    if (ks == null) {
+      ks = new KeySlice(new SourcePartials(sourcePartitions), closedThroughMs);
+      keys.put(p.key(), ks);
     }
-    ks.bySource[src] = p;
+    int heldBefore = ks.sources.held();
+    Outcome outcome = ks.sources.offer(p);
+    heldPartials += ks.sources.held() - heldBefore;
+    if (outcome != Outcome.CHANGED) {
+      return outcome;
+    }
     if (shape.firstWindowEndMs(s) <= closedThroughMs) {
       lateChanged.computeIfAbsent(s, k -> new TreeSet<>()).add(p.key());
     }
@@ -199,7 +183,7 @@ final class HoppingMerge implements SliceMerge {
         break; // later slices are in later windows
       }
       for (KeySlice ks : e.getValue().values()) {
-        heldPartials -= Snapshots.held(ks.bySource);
+        heldPartials -= ks.sources.held();
       }
       lateChanged.remove(e.getKey());
       it.remove();
@@ -217,23 +201,19 @@ final class HoppingMerge implements SliceMerge {
   /** Merges the key's slices of the window ending at {@code end}, in slice then source order. */
   private FinalResult compose(String key, long end, int revision) {
     Aggregate merged = Aggregate.empty(sketchSpec);
-    String[] dimensions = null;
-    long earliest = Long.MAX_VALUE;
+    Partial earliest = null;
     for (HashMap<String, KeySlice> keys : slices.subMap(end - sizeMs, true, end, false).values()) {
       KeySlice ks = keys.get(key);
       if (ks == null) {
         continue;
       }
-      for (Partial p : ks.bySource) {
-        if (p != null) {
-          merged.merge(AggregateCodec.decode(p.aggregate()));
-          if (p.firstEventMs() < earliest) {
-            earliest = p.firstEventMs();
-            dimensions = p.dimensions();
-          }
-        }
+      ks.sources.mergeInto(merged);
+      Partial e = ks.sources.earliest();
+      if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
+        earliest = e;
       }
     }
+    String[] dimensions = earliest == null ? null : earliest.dimensions();
     return new FinalResult(
         key, end - sizeMs, end, merged, revision, dimensions, FinalResult.NOT_SUPERSEDED);
   }
@@ -270,7 +250,7 @@ final class HoppingMerge implements SliceMerge {
       for (Map.Entry<String, KeySlice> k : e.getValue().entrySet()) {
         Snapshots.writeString(out, k.getKey());
         out.writeLong(k.getValue().createdClosedThroughMs);
-        Snapshots.writeSources(out, k.getValue().bySource);
+        k.getValue().sources.writeTo(out);
       }
     }
     out.writeInt(lateChanged.size());
@@ -309,8 +289,8 @@ final class HoppingMerge implements SliceMerge {
       for (int k = 0; k < keyCount; k++) {
         String key = Snapshots.readString(in);
         long created = in.getLong();
-        KeySlice ks = new KeySlice(Snapshots.readSources(in, sourcePartitions), created);
-        m.heldPartials += Snapshots.held(ks.bySource);
+        KeySlice ks = new KeySlice(SourcePartials.readFrom(in, sourcePartitions), created);
+        m.heldPartials += ks.sources.held();
         keys.put(key, ks);
       }
       m.slices.put(s, keys);
@@ -339,11 +319,11 @@ final class HoppingMerge implements SliceMerge {
   }
 
   private static final class KeySlice {
-    Partial[] bySource;
+    final SourcePartials sources;
     final long createdClosedThroughMs; // closedThroughMs when the first Partial arrived
 
-    KeySlice(Partial[] bySource, long createdClosedThroughMs) {
-      this.bySource = bySource;
+    KeySlice(SourcePartials sources, long createdClosedThroughMs) {
+      this.sources = sources;
       this.createdClosedThroughMs = createdClosedThroughMs;
     }
   }

@@ -4,13 +4,11 @@ import dev.skewer.core.window.SessionSliceAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.Aggregate;
-import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -79,34 +77,18 @@ final class SessionMerge implements SliceMerge {
             <= lastGlobalMs) {
       return Outcome.LATE;
     }
-    KeySessions ks = keys.get(p.key());
-    SessionSlice slice = ks == null ? null : ks.slices.get(s);
-    int src = p.sourcePartition();
-    if (slice != null && src < slice.bySource.length && slice.bySource[src] != null) {
-      Partial held = slice.bySource[src];
-      if (p.epoch() < held.epoch() || (p.epoch() == held.epoch() && p.version() < held.version())) {
-        return Outcome.STALE;
-      }
-      if (Arrays.equals(held.aggregate(), p.aggregate())
-          && held.firstEventMs() == p.firstEventMs()
-          && held.lastEventMs() == p.lastEventMs()) {
-        slice.bySource[src] = p;
-        return Outcome.UNCHANGED;
-      }
-    } else {
-      if (ks == null) {
-        ks = new KeySessions();
-        keys.put(p.key(), ks);
-      }
-      if (slice == null) {
-        slice = new SessionSlice(new Partial[Math.max(sourcePartitions, src + 1)]);
-        ks.slices.put(s, slice);
-      } else if (src >= slice.bySource.length) {
-        slice.bySource = Arrays.copyOf(slice.bySource, Math.max(src + 1, sourcePartitions));
-      }
-      heldPartials++;
+    KeySessions ks = keys.computeIfAbsent(p.key(), k -> new KeySessions());
+    SessionSlice slice = ks.slices.get(s);
+    if (slice == null) {
+      slice = new SessionSlice(new SourcePartials(sourcePartitions));
+      ks.slices.put(s, slice);
     }
-    slice.bySource[src] = p;
+    int heldBefore = slice.sources.held();
+    Outcome outcome = slice.sources.offer(p);
+    heldPartials += slice.sources.held() - heldBefore;
+    if (outcome != Outcome.CHANGED) {
+      return outcome;
+    }
     slice.changed = true;
     dirty.add(p.key());
     return Outcome.CHANGED;
@@ -146,7 +128,7 @@ final class SessionMerge implements SliceMerge {
       long drop = Snapshots.saturatingAdd(close, allowedLatenessMs);
       if (drop <= globalMs) {
         for (SessionSlice slice : session.slices) {
-          heldPartials -= Snapshots.held(slice.bySource);
+          heldPartials -= slice.sources.held();
         }
         ks.slices.subMap(session.firstSliceMs, true, session.lastSliceMs, true).clear();
         ks.emitted.headMap(session.lastMs, true).clear();
@@ -182,14 +164,8 @@ final class SessionMerge implements SliceMerge {
     Session current = null;
     for (Map.Entry<Long, SessionSlice> e : ks.slices.entrySet()) {
       SessionSlice slice = e.getValue();
-      long first = Long.MAX_VALUE;
-      long last = Long.MIN_VALUE;
-      for (Partial p : slice.bySource) {
-        if (p != null) {
-          first = Math.min(first, p.firstEventMs());
-          last = Math.max(last, p.lastEventMs());
-        }
-      }
+      long first = slice.sources.firstEventMs();
+      long last = slice.sources.lastEventMs();
       if (current != null && first - current.lastMs < gapMs) {
         current.lastMs = Math.max(current.lastMs, last);
         current.lastSliceMs = e.getKey();
@@ -216,20 +192,16 @@ final class SessionMerge implements SliceMerge {
       revision = Math.max(revision, x.revision + 1);
     }
     Aggregate merged = Aggregate.empty(sketchSpec);
-    String[] dimensions = null;
-    long earliest = Long.MAX_VALUE;
+    Partial earliest = null;
     for (SessionSlice slice : session.slices) { // canonical order: slice, then source
-      for (Partial p : slice.bySource) {
-        if (p != null) {
-          merged.merge(AggregateCodec.decode(p.aggregate()));
-          if (p.firstEventMs() < earliest) {
-            earliest = p.firstEventMs();
-            dimensions = p.dimensions();
-          }
-        }
+      slice.sources.mergeInto(merged);
+      Partial e = slice.sources.earliest();
+      if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
+        earliest = e;
       }
       slice.changed = false;
     }
+    String[] dimensions = earliest == null ? null : earliest.dimensions();
     sink.accept(
         new FinalResult(
             key,
@@ -269,11 +241,7 @@ final class SessionMerge implements SliceMerge {
       if (session.firstMs == startMs) {
         Aggregate merged = Aggregate.empty(sketchSpec);
         for (SessionSlice slice : session.slices) {
-          for (Partial p : slice.bySource) {
-            if (p != null) {
-              merged.merge(AggregateCodec.decode(p.aggregate()));
-            }
-          }
+          slice.sources.mergeInto(merged);
         }
         return merged;
       }
@@ -303,7 +271,7 @@ final class SessionMerge implements SliceMerge {
       for (Map.Entry<Long, SessionSlice> s : ks.slices.entrySet()) {
         out.writeLong(s.getKey());
         out.writeByte(s.getValue().changed ? 1 : 0);
-        Snapshots.writeSources(out, s.getValue().bySource);
+        s.getValue().sources.writeTo(out);
       }
       out.writeInt(ks.emitted.size());
       for (Map.Entry<Long, Emitted> x : ks.emitted.entrySet()) {
@@ -330,9 +298,9 @@ final class SessionMerge implements SliceMerge {
       for (int s = 0; s < sliceCount; s++) {
         long start = in.getLong();
         boolean changed = in.get() != 0;
-        SessionSlice slice = new SessionSlice(Snapshots.readSources(in, sourcePartitions));
+        SessionSlice slice = new SessionSlice(SourcePartials.readFrom(in, sourcePartitions));
         slice.changed = changed;
-        m.heldPartials += Snapshots.held(slice.bySource);
+        m.heldPartials += slice.sources.held();
         ks.slices.put(start, slice);
       }
       int emittedCount = Snapshots.count(in, 20);
@@ -352,11 +320,11 @@ final class SessionMerge implements SliceMerge {
   }
 
   private static final class SessionSlice {
-    Partial[] bySource;
+    final SourcePartials sources;
     boolean changed; // since the session containing it was last emitted
 
-    SessionSlice(Partial[] bySource) {
-      this.bySource = bySource;
+    SessionSlice(SourcePartials sources) {
+      this.sources = sources;
     }
   }
 

@@ -41,6 +41,33 @@ public final class TopicProvisioner {
 
   private TopicProvisioner() {}
 
+  /**
+   * The partition count of an existing topic (blocking).
+   *
+   * @throws org.apache.kafka.common.KafkaException if the topic does not exist or the broker does
+   *     not answer within {@code timeout}
+   */
+  public static int partitionCount(KafkaSettings kafka, String topic, Duration timeout) {
+    try (Admin admin = Admin.create(kafka.adminConfig())) {
+      return admin
+          .describeTopics(java.util.List.of(topic))
+          .allTopicNames()
+          .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .get(topic)
+          .partitions()
+          .size();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new org.apache.kafka.common.KafkaException(
+          "cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new org.apache.kafka.common.KafkaException(
+          "cannot describe topic " + topic + " within " + timeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);
+    }
+  }
+
   /** {@link #ensureTopics(Admin, TopicsSpec, Duration, Map)} with no extra configs. */
   public static void ensureTopics(Admin admin, TopicsSpec topics, Duration timeout) {
     ensureTopics(admin, topics, timeout, Map.of());

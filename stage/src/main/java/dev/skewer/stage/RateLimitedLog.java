@@ -1,4 +1,4 @@
-package dev.skewer.node.ingest;
+package dev.skewer.stage;
 
 import org.slf4j.Logger;
 
@@ -6,18 +6,18 @@ import org.slf4j.Logger;
  * Logs a WARN at most once per interval and says how many were suppressed in between, so one bad
  * producer cannot flood the log. Not thread-safe: one owner (an event loop).
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
   private final Logger log;
   private final long intervalMs;
   private long lastMs = Long.MIN_VALUE;
   private long suppressed;
 
-  RateLimitedLog(Logger log, long intervalMs) {
+  public RateLimitedLog(Logger log, long intervalMs) {
     this.log = log;
     this.intervalMs = intervalMs;
   }
 
-  void warn(long nowMs, String format, Object... args) {
+  public void warn(long nowMs, String format, Object... args) {
     if (lastMs != Long.MIN_VALUE && nowMs - lastMs < intervalMs) {
       suppressed++;
       return;

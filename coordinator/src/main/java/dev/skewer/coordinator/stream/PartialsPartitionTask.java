@@ -1,0 +1,89 @@
+package dev.skewer.coordinator.stream;
+
+import dev.skewer.coordinator.merge.FinalResult;
+import dev.skewer.coordinator.merge.WindowMerger;
+import dev.skewer.coordinator.topk.WindowTopK;
+import dev.skewer.core.wire.Partial;
+import dev.skewer.core.wire.PartialsMessage;
+import dev.skewer.core.wire.Watermark;
+import dev.skewer.core.wire.WireCodec;
+import dev.skewer.core.wire.WireFormatException;
+import dev.skewer.stage.PartitionActivity;
+import dev.skewer.stage.PartitionTask;
+import dev.skewer.stage.TaskOutput;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Stage 2 on one partials partition: decode Partials and watermarks into the partition's {@link
+ * WindowMerger}; after each batch, write the results of the windows the global watermark closed
+ * (through the {@link ResultWriter}) and publish the changed windows' top-K. Runs on the
+ * coordinator's event loop.
+ */
+final class PartialsPartitionTask implements PartitionTask {
+
+  private final MergeTasks shared;
+  private final int partition;
+  private final WindowMerger merger;
+  private final WindowTopK topK;
+  private final WrittenResults written; // results the previous owner wrote since the checkpoint
+
+  PartialsPartitionTask(
+      MergeTasks shared,
+      int partition,
+      WindowMerger merger,
+      WindowTopK topK,
+      WrittenResults written) {
+    this.shared = shared;
+    this.partition = partition;
+    this.merger = merger;
+    this.topK = topK;
+    this.written = written;
+  }
+
+  @Override
+  public void process(ConsumerRecord<byte[], byte[]> r, TaskOutput out) {
+    PartialsMessage m;
+    try {
+      m = WireCodec.decode(r.value());
+    } catch (WireFormatException e) {
+      shared.invalid(r, e);
+      return;
+    }
+    if (m instanceof Partial p) {
+      shared.partialsIn().increment();
+      long staleBefore = merger.stalePartials();
+      long lateBefore = merger.latePartials();
+      merger.accept(p);
+      shared.partialsStale().increment(merger.stalePartials() - staleBefore);
+      shared.partialsLate().increment(merger.latePartials() - lateBefore);
+    } else if (m instanceof Watermark w) {
+      if (!merger.accept(w)) {
+        shared.partialsStale().increment();
+      }
+    }
+  }
+
+  @Override
+  public void endOfBatch(TaskOutput out) {
+    Set<Long> touchedWindows = new HashSet<>();
+    merger.advance(
+        (FinalResult result) -> shared.results().write(result, written, topK, touchedWindows, out));
+    shared.results().publish(partition, topK, touchedWindows);
+  }
+
+  @Override
+  public void tick(PartitionActivity activity, TaskOutput out) {
+    // windows close on watermarks, which arrive as records
+  }
+
+  @Override
+  public byte[] snapshot() {
+    return merger.snapshot();
+  }
+
+  WindowMerger merger() {
+    return merger;
+  }
+}
