@@ -7,6 +7,8 @@ import dev.skewer.coordinator.topk.HazelcastTopKStore;
 import dev.skewer.coordinator.topk.InMemoryTopKStore;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.frontier.HazelcastFrontier;
 import dev.skewer.stage.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
@@ -48,13 +50,31 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints)
       throws Exception {
+    Frontier frontier =
+        hazelcast == null
+            ? Frontier.none()
+            : HazelcastFrontier.forJob(hazelcast, settings.job().name());
+    return start(settings, hazelcast, registry, clock, checkpoints, frontier);
+  }
+
+  /**
+   * Starts a coordinator publishing the global watermarks for the nodes through {@code frontier}.
+   */
+  public static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      Frontier frontier)
+      throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
     TopKStore store =
         hazelcast != null
             ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
             : new InMemoryTopKStore(settings.topKWindows());
     CoordinatorVerticle merge =
-        new CoordinatorVerticle(settings, registry, clock, store, checkpoints, hazelcast);
+        new CoordinatorVerticle(settings, registry, clock, store, checkpoints, hazelcast, frontier);
     ApiVerticle api =
         new ApiVerticle(
             settings.httpPort(),

@@ -2,6 +2,8 @@ package dev.skewer.node;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.frontier.HazelcastFrontier;
 import dev.skewer.node.ingest.NodeVerticle;
 import dev.skewer.stage.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,7 +34,10 @@ public final class NodeRuntime implements AutoCloseable {
     this.settings = settings;
   }
 
-  /** Starts a node and waits until it has subscribed. */
+  /**
+   * Starts a node and waits until it has subscribed; the coordinators' frontier comes through
+   * {@code hazelcast} (without a member, the node judges lateness by its own watermark only).
+   */
   public static NodeRuntime start(
       NodeSettings settings,
       MeterRegistry registry,
@@ -40,8 +45,25 @@ public final class NodeRuntime implements AutoCloseable {
       CheckpointStore checkpoints,
       HazelcastInstance hazelcast)
       throws Exception {
+    Frontier frontier =
+        hazelcast == null
+            ? Frontier.none()
+            : HazelcastFrontier.forJob(hazelcast, settings.job().name());
+    return start(settings, registry, clock, checkpoints, hazelcast, frontier);
+  }
+
+  /** Starts a node reading the coordinators' frontier from {@code frontier}. */
+  public static NodeRuntime start(
+      NodeSettings settings,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      HazelcastInstance hazelcast,
+      Frontier frontier)
+      throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4));
-    NodeVerticle ingest = new NodeVerticle(settings, registry, clock, checkpoints, hazelcast);
+    NodeVerticle ingest =
+        new NodeVerticle(settings, registry, clock, checkpoints, hazelcast, frontier);
     try {
       vertx.deployVerticle(ingest).await(60, TimeUnit.SECONDS);
     } catch (Exception e) {

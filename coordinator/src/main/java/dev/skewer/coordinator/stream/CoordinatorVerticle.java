@@ -8,6 +8,7 @@ import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.job.JobSpec;
@@ -48,6 +49,7 @@ public final class CoordinatorVerticle extends VerticleBase {
   private static final long METADATA_REFRESH_MS = 30_000;
   private static final long HOT_KEY_INTERVAL_MS = 1_000;
   private static final long GAUGE_INTERVAL_MS = 1_000;
+  private static final long FRONTIER_INTERVAL_MS = 500;
 
   private final CoordinatorSettings settings;
   private final MeterRegistry registry;
@@ -55,6 +57,9 @@ public final class CoordinatorVerticle extends VerticleBase {
   private final TopKStore topKStore;
   private final CheckpointStore checkpoints;
   private final HazelcastInstance hazelcast; // null: no node reports
+  private final Frontier frontier;
+  private final Map<Integer, Long> publishedFrontier = new HashMap<>();
+  private boolean publishingFrontier;
   private final AtomicLong heldPartials = new AtomicLong();
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private PartitionRuntime<PartialsPartitionTask> runtime;
@@ -66,6 +71,7 @@ public final class CoordinatorVerticle extends VerticleBase {
   private long metadataTimer = -1;
   private long hotKeyTimer = -1;
   private long gaugeTimer = -1;
+  private long frontierTimer = -1;
 
   public CoordinatorVerticle(
       CoordinatorSettings settings,
@@ -73,8 +79,10 @@ public final class CoordinatorVerticle extends VerticleBase {
       Clock clock,
       TopKStore topKStore,
       CheckpointStore checkpoints,
-      HazelcastInstance hazelcast) {
+      HazelcastInstance hazelcast,
+      Frontier frontier) {
     this.settings = settings;
+    this.frontier = frontier;
     this.registry = registry;
     this.clock = clock;
     this.topKStore = topKStore;
@@ -147,6 +155,7 @@ public final class CoordinatorVerticle extends VerticleBase {
               }
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
               gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
+              frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> publishFrontier());
             });
   }
 
@@ -190,6 +199,47 @@ public final class CoordinatorVerticle extends VerticleBase {
                     n);
                 tasks.sourcePartitions(n);
                 runtime.forEachActive((q, task) -> task.merger().resizeSources(n));
+              }
+            });
+  }
+
+  /**
+   * Publishes, for each owned partials partition whose frontier moved, the watermark its results
+   * are judged late against — for idle nodes to adopt (off the event loop).
+   */
+  private void publishFrontier() {
+    if (publishingFrontier) {
+      return;
+    }
+    Map<Integer, Long> changed = new HashMap<>();
+    runtime.forEachActive(
+        (q, task) -> {
+          long f = task.merger().frontierMs();
+          if (f != Long.MIN_VALUE && f > publishedFrontier.getOrDefault(q, Long.MIN_VALUE)) {
+            changed.put(q, f);
+          }
+        });
+    if (changed.isEmpty()) {
+      return;
+    }
+    publishingFrontier = true;
+    vertx
+        .executeBlocking(
+            () -> {
+              changed.forEach(frontier::publish);
+              return null;
+            },
+            false)
+        .onComplete(
+            ar -> {
+              publishingFrontier = false;
+              if (ar.succeeded()) {
+                changed.forEach((q, f) -> publishedFrontier.merge(q, f, Math::max));
+              } else {
+                LOG.debug(
+                    "coordinator={} frontier publication failed",
+                    settings.coordinatorId(),
+                    ar.cause());
               }
             });
   }
@@ -287,7 +337,7 @@ public final class CoordinatorVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    for (long timer : new long[] {metadataTimer, hotKeyTimer, gaugeTimer}) {
+    for (long timer : new long[] {metadataTimer, hotKeyTimer, gaugeTimer, frontierTimer}) {
       if (timer >= 0) {
         vertx.cancelTimer(timer);
       }

@@ -51,17 +51,23 @@ final class PartialsPartitionTask implements PartitionTask {
       shared.invalid(r, e);
       return;
     }
+    long lostBefore = merger.lostMessages();
     if (m instanceof Partial p) {
       shared.partialsIn().increment();
       long staleBefore = merger.stalePartials();
       long lateBefore = merger.latePartials();
       merger.accept(p);
       shared.partialsStale().increment(merger.stalePartials() - staleBefore);
-      shared.partialsLate().increment(merger.latePartials() - lateBefore);
+      if (merger.latePartials() > lateBefore) {
+        shared.latePartial(r, p);
+      }
     } else if (m instanceof Watermark w) {
       if (!merger.accept(w)) {
         shared.partialsStale().increment();
       }
+    }
+    if (merger.lostMessages() > lostBefore) {
+      shared.lostMessage(r, m);
     }
   }
 

@@ -9,6 +9,9 @@ import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.frontier.HazelcastFrontier;
+import dev.skewer.core.frontier.InMemoryFrontier;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.node.NodeRuntime;
@@ -37,6 +40,7 @@ public final class LocalCluster implements AutoCloseable {
   private final List<HazelcastInstance> members = new ArrayList<>();
   private final List<CheckpointStore> stores = new ArrayList<>();
   private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
+  private final Frontier sharedFrontier = new InMemoryFrontier();
 
   private LocalCluster() {}
 
@@ -102,14 +106,20 @@ public final class LocalCluster implements AutoCloseable {
                 hz,
                 registry,
                 clock,
-                cluster.store(hz, kafka)));
+                cluster.store(hz, kafka),
+                cluster.frontier(hz, job)));
       }
       for (int i = 1; i <= nodeCount; i++) {
         String id = "node-" + i;
         HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "node");
         cluster.nodes.add(
             NodeRuntime.start(
-                NodeSettings.of(id, job, kafka), registry, clock, cluster.store(hz, kafka), hz));
+                NodeSettings.of(id, job, kafka),
+                registry,
+                clock,
+                cluster.store(hz, kafka),
+                hz,
+                cluster.frontier(hz, job)));
       }
       return cluster;
     } catch (Exception e) {
@@ -142,6 +152,11 @@ public final class LocalCluster implements AutoCloseable {
         HazelcastCheckpointStore.create(hz, kafka, HazelcastCheckpointStore.DEFAULT_TOPIC);
     stores.add(store);
     return store;
+  }
+
+  /** The coordinators' frontier: in Hazelcast with a member, else shared in this JVM. */
+  private Frontier frontier(HazelcastInstance hz, JobSpec job) {
+    return hz == null ? sharedFrontier : HazelcastFrontier.forJob(hz, job.name());
   }
 
   public List<NodeRuntime> nodes() {

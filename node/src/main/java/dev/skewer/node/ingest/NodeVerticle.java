@@ -3,6 +3,7 @@ package dev.skewer.node.ingest;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
@@ -37,25 +38,32 @@ public final class NodeVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(NodeVerticle.class);
   private static final long REPORT_INTERVAL_MS = 1_000;
   private static final long GAUGE_INTERVAL_MS = 1_000;
+  private static final long FRONTIER_INTERVAL_MS = 500;
 
   private final NodeSettings settings;
   private final MeterRegistry registry;
   private final Clock clock;
   private final CheckpointStore checkpoints;
   private final HazelcastInstance hazelcast; // null: no hot-key reports
+  private final Frontier frontier;
   private final AtomicLong openKeySlices = new AtomicLong();
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private PartitionRuntime<SourcePartitionTask> runtime;
+  private SourceTasks tasks;
+  private boolean readingFrontier;
   private long reportTimer = -1;
   private long gaugeTimer = -1;
+  private long frontierTimer = -1;
 
   public NodeVerticle(
       NodeSettings settings,
       MeterRegistry registry,
       Clock clock,
       CheckpointStore checkpoints,
-      HazelcastInstance hazelcast) {
+      HazelcastInstance hazelcast,
+      Frontier frontier) {
     this.settings = settings;
+    this.frontier = frontier;
     this.registry = registry;
     this.clock = clock;
     this.checkpoints = checkpoints;
@@ -77,7 +85,7 @@ public final class NodeVerticle extends VerticleBase {
         .executeBlocking(() -> partitionsOf(job.topics().partials()))
         .compose(
             partialsPartitions -> {
-              SourceTasks tasks =
+              tasks =
                   new SourceTasks(job, settings.kafka(), partialsPartitions, registry, node, clock);
               StageSettings stage =
                   new StageSettings(
@@ -123,6 +131,7 @@ public final class NodeVerticle extends VerticleBase {
         .onSuccess(
             v -> {
               gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
+              frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> readFrontier());
               if (hazelcast != null) {
                 reportTimer = vertx.setPeriodic(REPORT_INTERVAL_MS, t -> reportHotKeys());
               }
@@ -131,6 +140,26 @@ public final class NodeVerticle extends VerticleBase {
 
   private int partitionsOf(String topic) {
     return TopicProvisioner.partitionCount(settings.kafka(), topic, Duration.ofSeconds(30));
+  }
+
+  /** Reads the coordinators' frontier off the event loop; tasks adopt it on their next tick. */
+  private void readFrontier() {
+    if (readingFrontier) {
+      return;
+    }
+    readingFrontier = true;
+    int partials = settings.job().topics().partialsPartitions();
+    vertx
+        .executeBlocking(() -> frontier.frontierMs(partials), false)
+        .onComplete(
+            ar -> {
+              readingFrontier = false;
+              if (ar.succeeded()) {
+                tasks.frontierMs(ar.result());
+              } else {
+                LOG.debug("node={} frontier read failed", settings.nodeId(), ar.cause());
+              }
+            });
   }
 
   private void updateGauges() {
@@ -202,6 +231,9 @@ public final class NodeVerticle extends VerticleBase {
     }
     if (gaugeTimer >= 0) {
       vertx.cancelTimer(gaugeTimer);
+    }
+    if (frontierTimer >= 0) {
+      vertx.cancelTimer(frontierTimer);
     }
     return runtime == null ? Future.succeededFuture() : runtime.stop();
   }
