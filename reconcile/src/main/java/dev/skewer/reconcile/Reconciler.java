@@ -1,21 +1,16 @@
 package dev.skewer.reconcile;
 
-import dev.skewer.core.event.DecodedEvent;
-import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.window.WindowShape;
 import dev.skewer.reconcile.internal.ExternalSorter;
-import dev.skewer.reconcile.internal.KeyReconciler;
+import dev.skewer.reconcile.internal.ReconcileEngine;
 import dev.skewer.reconcile.internal.SideIndex;
-import dev.skewer.reconcile.internal.SortRecord;
 import dev.skewer.reconcile.internal.Tally;
 import dev.skewer.reconcile.internal.TopicScan;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,13 +19,11 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -54,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *       session gap) to the first stamped at or after the range end + margin (+ the gap): decoded
  *       with the node's {@link EventDecoder}; records the side topics hold are set aside;
  *   <li>all of it sorted by key in bounded memory ({@link ExternalSorter}), then key by key
- *       recomputed through the node's and coordinator's cores and compared ({@link KeyReconciler}).
+ *       recomputed through the node's and coordinator's cores and compared ({@link
+ *       dev.skewer.reconcile.internal.KeyReconciler}).
  * </ol>
  *
  * <p>Blocking; one call per thread.
@@ -83,9 +77,7 @@ public final class Reconciler {
     long toMs = options.to().toEpochMilli();
     long marginMs = options.margin().toMillis();
     WindowShape shape = SliceAssigner.of(job.window()).shape();
-    // sessions: the events a gap either side decide where sessions of the range start and end
-    long reachMs = shape instanceof WindowShape.Session s ? s.gapMs() : 0;
-    Tally tally = new Tally(options.maxListed());
+    long reachMs = ReconcileEngine.reachMs(job);
     List<String> warnings = new ArrayList<>();
     long nowMs = options.clock().millis();
     if (toMs + marginMs + reachMs > nowMs) {
@@ -101,13 +93,21 @@ public final class Reconciler {
     config.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     config.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "4194304");
     List<ReconcileReport.InputRange> inputRanges = new ArrayList<>();
-    SideIndex side = new SideIndex();
     ReconcileReport.Memory memory;
+    Tally tally;
     try (KafkaConsumer<byte[], byte[]> consumer =
             new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        ExternalSorter sorter =
-            new ExternalSorter(SortRecord.ORDER, options.memoryBudgetBytes(), options.spillDir());
+        ReconcileEngine engine =
+            new ReconcileEngine(
+                job,
+                fromMs,
+                toMs,
+                options.sigmas(),
+                options.maxListed(),
+                options.memoryBudgetBytes(),
+                options.spillDir());
         Corrections corrections = Corrections.open(options)) {
+      tally = engine.tally();
       // 1. the stream's record of what it left out
       for (String topic : List.of(job.topics().late(), job.topics().dlq())) {
         boolean late = topic.equals(job.topics().late());
@@ -118,11 +118,11 @@ public final class Reconciler {
             topic,
             ranges,
             ReconcileProgress.Phase.SIDE_TOPICS,
-            r -> indexSide(r, late, job.topics().events(), side, tally),
+            r -> engine.side(r, late),
             progress,
             options.stallTimeout());
       }
-      side.seal();
+      engine.sealSide();
       if (tally.sideRecordsWithoutSource > 0) {
         warnings.add(
             tally.sideRecordsWithoutSource
@@ -131,37 +131,13 @@ public final class Reconciler {
       }
 
       // 2. the streamed results starting inside the range
-      SortRecord.Writer writer = new SortRecord.Writer();
-      String keyField = job.output().keyField();
-      com.fasterxml.jackson.databind.ObjectMapper json =
-          new com.fasterxml.jackson.databind.ObjectMapper();
       TopicScan.read(
           consumer,
           job.topics().results(),
           TopicScan.plan(
               consumer, job.topics().results(), fromMs - marginMs, Long.MAX_VALUE, TIMEOUT),
           ReconcileProgress.Phase.RESULTS,
-          r -> {
-            if (r.value() == null) {
-              return; // a tombstone
-            }
-            com.fasterxml.jackson.databind.JsonNode root;
-            try {
-              root = json.readTree(r.value());
-            } catch (java.io.IOException e) {
-              tally.resultsUnreadable++;
-              return;
-            }
-            Long start = KeyReconciler.startOf(root);
-            com.fasterxml.jackson.databind.JsonNode key = root.path(keyField);
-            if (start == null || !key.isValueNode() || key.isNull()) {
-              tally.resultsUnreadable++;
-              return;
-            }
-            if (start >= fromMs && start < toMs) {
-              sorter.add(writer.result(key.asText(), r.partition(), r.offset(), r.value()));
-            }
-          },
+          engine::result,
           progress,
           options.stallTimeout());
 
@@ -174,42 +150,21 @@ public final class Reconciler {
       for (TopicScan.Range r : ranges) {
         inputRanges.add(new ReconcileReport.InputRange(r.partition(), r.start(), r.end()));
       }
-      Classifier classifier =
-          new Classifier(job, side, tally, sorter, writer, fromMs, toMs, reachMs);
       TopicScan.read(
           consumer,
           events,
           ranges,
           ReconcileProgress.Phase.EVENTS,
-          classifier::accept,
+          engine::event,
           progress,
           options.stallTimeout());
 
       // 4. key by key: recompute, compare, correct
-      KeyReconciler keys =
-          new KeyReconciler(
-              job,
-              sourcePartitions,
-              fromMs,
-              toMs,
-              options.sigmas(),
-              tally,
-              corrections == null ? null : corrections::send);
-      merge(sorter, keys, job, progress);
+      engine.finish(sourcePartitions, corrections == null ? null : corrections::send, progress);
       if (corrections != null) {
         tally.correctionsWritten = corrections.finish();
       }
-      memory =
-          new ReconcileReport.Memory(
-              options.memoryBudgetBytes(),
-              sorter.records(),
-              sorter.spilledRecords(),
-              sorter.runsWritten(),
-              sorter.spilledBytes(),
-              sorter.peakBufferedBytes(),
-              8 * side.size(),
-              tally.peakKeyResults,
-              tally.peakKeyEvents);
+      memory = engine.memory();
     }
     ReconcileReport report =
         new ReconcileReport(
@@ -247,257 +202,6 @@ public final class Reconciler {
       return "session gap " + s.gapMs() + "ms";
     }
     return "tumbling";
-  }
-
-  private static void indexSide(
-      ConsumerRecord<byte[], byte[]> r,
-      boolean late,
-      String eventsTopic,
-      SideIndex side,
-      Tally tally) {
-    tally.sideRecords++;
-    Header topic = r.headers().lastHeader("skewer.source.topic");
-    Header partition = r.headers().lastHeader("skewer.source.partition");
-    Header offset = r.headers().lastHeader("skewer.source.offset");
-    if (topic == null || partition == null || offset == null) {
-      tally.sideRecordsWithoutSource++;
-      return;
-    }
-    if (!eventsTopic.equals(new String(topic.value(), StandardCharsets.UTF_8))) {
-      return; // another job's input
-    }
-    int p;
-    long o;
-    try {
-      p = Integer.parseInt(new String(partition.value(), StandardCharsets.UTF_8));
-      o = Long.parseLong(new String(offset.value(), StandardCharsets.UTF_8));
-    } catch (NumberFormatException e) {
-      tally.sideRecordsWithoutSource++;
-      return;
-    }
-    int code;
-    if (late) {
-      code = SideIndex.LATE;
-    } else {
-      Header reason = r.headers().lastHeader(DlqReason.HEADER);
-      code =
-          SideIndex.dlqCode(
-              reason == null
-                  ? null
-                  : DlqReason.ofCode(new String(reason.value(), StandardCharsets.UTF_8)));
-    }
-    side.add(p, o, code);
-  }
-
-  private static void merge(
-      ExternalSorter sorter,
-      KeyReconciler keys,
-      JobSpec job,
-      Consumer<ReconcileProgress> progress) {
-    long total = sorter.records();
-    long startNs = System.nanoTime();
-    long lastNs = startNs;
-    long lastDone = 0;
-    long done = 0;
-    Iterator<byte[]> it = sorter.sorted();
-    SortRecord.Reader reader = new SortRecord.Reader();
-    SortRecord.Event event =
-        new SortRecord.Event(job.input().numericFields().size(), job.input().dimensions().size());
-    boolean started = false;
-    while (it.hasNext()) {
-      byte[] record = it.next();
-      boolean sameKey = started && reader.sameKey(record);
-      reader.read(record);
-      if (!sameKey) {
-        if (started) {
-          keys.end();
-        }
-        keys.begin(reader.key());
-        started = true;
-      }
-      switch (reader.type()) {
-        case SortRecord.RESULT ->
-            keys.result(reader.partition(), reader.offset(), reader.resultValue());
-        case SortRecord.SIDE -> keys.side(reader.eventTimeMs());
-        case SortRecord.EVENT -> {
-          long t = reader.eventTimeMs();
-          reader.event(event);
-          keys.event(reader.partition(), reader.offset(), t, event);
-        }
-        default -> throw new IllegalStateException("unknown sort record type " + reader.type());
-      }
-      done++;
-      long now = System.nanoTime();
-      if (progress != null && now - lastNs >= 1_000_000_000L) {
-        progress.accept(
-            new ReconcileProgress(
-                ReconcileProgress.Phase.MERGE,
-                null,
-                List.of(),
-                done,
-                total,
-                (done - lastDone) * 1e9 / (now - lastNs),
-                Duration.ofNanos(now - startNs)));
-        lastNs = now;
-        lastDone = done;
-      }
-    }
-    if (started) {
-      keys.end();
-    }
-    if (progress != null) {
-      long now = System.nanoTime();
-      progress.accept(
-          new ReconcileProgress(
-              ReconcileProgress.Phase.MERGE,
-              null,
-              List.of(),
-              done,
-              total,
-              (done - lastDone) * 1e9 / Math.max(1, now - lastNs),
-              Duration.ofNanos(now - startNs)));
-    }
-  }
-
-  /** Decodes and routes input records: accounting, then the sorter. */
-  private static final class Classifier {
-    private final JobSpec job;
-    private final SideIndex side;
-    private final Tally tally;
-    private final ExternalSorter sorter;
-    private final SortRecord.Writer writer;
-    private final long fromMs;
-    private final long toMs;
-    private final long reachMs;
-    private final EventDecoder decoder;
-    private final DecodedEvent event;
-
-    Classifier(
-        JobSpec job,
-        SideIndex side,
-        Tally tally,
-        ExternalSorter sorter,
-        SortRecord.Writer writer,
-        long fromMs,
-        long toMs,
-        long reachMs) {
-      this.job = job;
-      this.side = side;
-      this.tally = tally;
-      this.sorter = sorter;
-      this.writer = writer;
-      this.fromMs = fromMs;
-      this.toMs = toMs;
-      this.reachMs = reachMs;
-      this.decoder = new EventDecoder(job);
-      this.event = DecodedEvent.forJob(job);
-    }
-
-    void accept(ConsumerRecord<byte[], byte[]> r) {
-      tally.recordsRead++;
-      int p = r.partition();
-      long o = r.offset();
-      int[] codes = side.lookup(p, o);
-      DlqReason reason = decoder.decode(r.value(), event);
-      boolean decodable = reason == null;
-      long t = decodable ? event.eventTimeMs() : r.timestamp();
-      boolean inRange = t >= fromMs && t < toMs;
-      boolean late = false;
-      int dlqCode = -1;
-      for (int c : codes) {
-        if (c == SideIndex.LATE) {
-          late = true;
-        } else {
-          dlqCode = c;
-        }
-      }
-      boolean dlq = dlqCode >= 0;
-      if (inRange) {
-        tally.eventsInRange++;
-        if (late && dlq) {
-          tally.eventsDoubleAccounted++;
-          tally.issue(
-              AccountingIssue.Kind.LATE_AND_DLQ, p, o, "both the late topic and the DLQ hold it");
-        } else if (codes.length > 1) {
-          tally.issue(
-              AccountingIssue.Kind.DUPLICATE_SIDE_OUTPUT,
-              p,
-              o,
-              (late ? "the late topic" : "the DLQ") + " holds it " + codes.length + " times");
-        }
-        if (late) {
-          tally.eventsLate++;
-        } else if (dlq) {
-          tally.eventsDlq++;
-        } else if (decodable) {
-          tally.eventsAggregated++;
-        }
-      }
-      if (!decodable) {
-        if (inRange) {
-          if (dlq) {
-            DlqReason recorded = SideIndex.reason(dlqCode);
-            if (recorded != reason) {
-              tally.issue(
-                  AccountingIssue.Kind.DLQ_REASON_MISMATCH,
-                  p,
-                  o,
-                  "the DLQ says "
-                      + (recorded == null ? "no known reason" : recorded.code())
-                      + ", the decoder says "
-                      + reason.code());
-            }
-          } else if (late) {
-            tally.issue(
-                AccountingIssue.Kind.UNDECODABLE_IN_LATE,
-                p,
-                o,
-                "the decoder refuses it (" + reason.code() + ") but the late topic holds it");
-          } else {
-            tally.eventsUnaccounted++;
-            tally.issue(
-                AccountingIssue.Kind.NOT_IN_DLQ,
-                p,
-                o,
-                "the decoder refuses it (" + reason.code() + ") and no DLQ record names it");
-          }
-        }
-        return;
-      }
-      boolean needed = t >= fromMs - reachMs && t < toMs + reachMs;
-      if (late || dlq) {
-        if (inRange && dlq && !late) {
-          DlqReason recorded = SideIndex.reason(dlqCode);
-          if (recorded != null
-              && recorded != DlqReason.FUTURE_TIME
-              && recorded != DlqReason.INVALID_VALUE) {
-            tally.issue(
-                AccountingIssue.Kind.DLQ_REASON_MISMATCH,
-                p,
-                o,
-                "the DLQ says " + recorded.code() + ", the decoder accepts it");
-          }
-        }
-        if (needed) {
-          sorter.add(
-              writer.side(event.key(), p, o, t, late ? SortRecord.SIDE_LATE : SortRecord.SIDE_DLQ));
-        }
-        return;
-      }
-      if (needed) {
-        sorter.add(
-            writer.event(
-                event.key(),
-                p,
-                o,
-                t,
-                event.numeric(),
-                event.distinctItem(),
-                event.frequencyItem(),
-                event.quantileValue(),
-                event.dimensions()));
-      }
-    }
   }
 
   /** The corrections producer: result key → corrected result, acknowledged at {@link #finish}. */
