@@ -183,7 +183,7 @@ public final class Reconciler {
             options.correctionsTopic(),
             warnings,
             Duration.ofNanos(System.nanoTime() - startNs));
-    LOG.info(
+    LOG.debug(
         "reconcile job={} from={} to={} status={} expected={} differences={}",
         job.name(),
         options.from(),
