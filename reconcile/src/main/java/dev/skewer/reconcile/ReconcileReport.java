@@ -102,6 +102,8 @@ public record ReconcileReport(
    * @param sideRecords late-topic and DLQ records read
    * @param sideRecordsWithoutSource of those, without {@code skewer.source.*} headers
    * @param correctionsWritten corrections written to the corrections topic
+   * @param recordIssues input records not in exactly one place ({@link AccountingIssue}s, all of
+   *     them, listed or not)
    */
   public record Totals(
       long recordsRead,
@@ -128,7 +130,8 @@ public record ReconcileReport(
       long heavyHittersFlagged,
       long sideRecords,
       long sideRecordsWithoutSource,
-      long correctionsWritten) {}
+      long correctionsWritten,
+      long recordIssues) {}
 
   /**
    * What the run held in memory and spilled to disk.
@@ -162,7 +165,7 @@ public record ReconcileReport(
         && totals.eventsUnaccounted() == 0
         && totals.eventsDoubleAccounted() == 0
         && totals.eventsUnexpected() == 0
-        && accountingIssues.isEmpty();
+        && totals.recordIssues() == 0;
   }
 
   /** Number of sketch estimates outside their error bars. */
@@ -236,6 +239,7 @@ public record ReconcileReport(
     ObjectNode side = root.putObject("side_topics");
     side.put("records", totals.sideRecords());
     side.put("without_source_headers", totals.sideRecordsWithoutSource());
+    root.put("record_issues", totals.recordIssues());
     ArrayNode diffs = root.putArray("differences");
     for (ResultDifference d : differences) {
       ObjectNode o = diffs.addObject();
@@ -350,8 +354,10 @@ public record ReconcileReport(
               t.heavyHittersFlagged(),
               t.heavyHittersChecked()));
     }
-    if (!accountingIssues.isEmpty()) {
-      sb.append(String.format("  records    %,d accounting issues%n", accountingIssues.size()));
+    if (t.recordIssues() > 0) {
+      sb.append(
+          String.format(
+              "  records    %,d not in exactly one place (see below)%n", t.recordIssues()));
     }
     sb.append(
         String.format(

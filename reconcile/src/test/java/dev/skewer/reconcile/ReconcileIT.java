@@ -3,7 +3,6 @@ package dev.skewer.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skewer.coordinator.merge.FinalResult;
@@ -20,8 +19,6 @@ import dev.skewer.core.wire.WireCodec;
 import dev.skewer.loadgen.reference.ShapeReference;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -452,13 +449,5 @@ class ReconcileIT {
             sendFailure.compareAndSet(null, e);
           }
         });
-  }
-
-  static JsonNode parse(byte[] value) {
-    try {
-      return JSON.readTree(value);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -26,7 +26,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.BiConsumer;
 
 /**
@@ -55,7 +54,6 @@ public final class KeyReconciler {
   private final long fromMs;
   private final long toMs;
   private final double sigmas;
-  private final String keyField;
   private final Map<String, Double> quantileFields = new HashMap<>();
   private final boolean exactDistinct;
   private final boolean exactQuantiles;
@@ -97,7 +95,6 @@ public final class KeyReconciler {
     this.fromMs = fromMs;
     this.toMs = toMs;
     this.sigmas = sigmas;
-    this.keyField = job.output().keyField();
     this.tally = tally;
     this.corrections = corrections;
     this.exactDistinct = spec.distinct();
@@ -660,11 +657,6 @@ public final class KeyReconciler {
     }
   }
 
-  /** The result keys of the streamed records held for the current key (for tests). */
-  TreeSet<String> streamedKeys() {
-    return new TreeSet<>(streamed.keySet());
-  }
-
   /** The latest streamed record of a result key, as far as a reconciliation needs it. */
   private static final class Streamed {
     final JsonNode root;
@@ -736,10 +728,5 @@ public final class KeyReconciler {
   public static Long startOf(JsonNode root) {
     Streamed s = Streamed.parse(root, 0, 0);
     return s == null ? null : s.startMs;
-  }
-
-  /** The envelope field holding the key. */
-  public String keyField() {
-    return keyField;
   }
 }

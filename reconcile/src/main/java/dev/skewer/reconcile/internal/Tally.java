@@ -107,6 +107,7 @@ public final class Tally {
         heavyHittersFlagged,
         sideRecords,
         sideRecordsWithoutSource,
-        correctionsWritten);
+        correctionsWritten,
+        accountingIssueCount);
   }
 }
