@@ -6,6 +6,8 @@ import dev.skewer.launcher.cli.CoordinatorCommand;
 import dev.skewer.launcher.cli.DemoCommand;
 import dev.skewer.launcher.cli.LoadgenCommand;
 import dev.skewer.launcher.cli.NodeCommand;
+import dev.skewer.launcher.cli.ReconcileCommand;
+import dev.skewer.launcher.cli.ResultsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,7 +23,9 @@ import picocli.CommandLine.Command;
       CoordinatorCommand.class,
       LoadgenCommand.class,
       BenchCommand.class,
-      BrokerCommand.class
+      BrokerCommand.class,
+      ReconcileCommand.class,
+      ResultsCommand.class
     })
 public final class SkewerCli implements Runnable {
 
