@@ -202,7 +202,8 @@ public final class KeyReconciler {
     if (aggregator != null) {
       aggregator.finalizeOpenSlices();
       aggregator.emit(merger::accept);
-      watermarkMs = Math.max(watermarkMs, aggregator.watermarkMs());
+      // the close point the end of input reached: every result of the open slices can close
+      watermarkMs = Math.max(watermarkMs, aggregator.watermark(false).closeMs());
       aggregator = null;
       aggregatorPartition = -1;
     }
