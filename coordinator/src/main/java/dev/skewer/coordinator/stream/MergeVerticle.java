@@ -7,6 +7,7 @@ import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
+import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.checkpoint.Checkpoint;
@@ -97,6 +98,8 @@ public final class MergeVerticle extends VerticleBase {
   private FanoutPolicy fanout; // null: hot keys disabled
   private HotKeyPublisher publisher;
   private volatile List<HotKeyStatus> hotKeyStatus = List.of();
+  private volatile List<StageStatus> stageStatus = List.of(); // query: refreshed every second
+  private long stageTimer = -1; // query
   private boolean publishing;
   private Future<Void> lastSend = Future.succeededFuture();
 
@@ -226,6 +229,7 @@ public final class MergeVerticle extends VerticleBase {
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
               checkpointTimer =
                   vertx.setPeriodic(settings.checkpointInterval().toMillis(), t -> checkpointAll());
+              stageTimer = vertx.setPeriodic(1_000, t -> stageStatus = stageStatusNow()); // query
               pollLoop();
             });
   }
@@ -528,6 +532,24 @@ public final class MergeVerticle extends VerticleBase {
     return true;
   }
 
+  /** Each ready owned partition's merger status, refreshed every second (for the query API). */
+  public List<StageStatus> stageStatus() {
+    return stageStatus;
+  }
+
+  private List<StageStatus> stageStatusNow() {
+    List<StageStatus> out = new ArrayList<>();
+    long now = clock.millis();
+    for (Owned o : owned.values()) {
+      if (o.ready) {
+        out.add(
+            StageStatus.of(
+                o.partition, settings.coordinatorId(), o.epoch, o.merger, now, List.of()));
+      }
+    }
+    return List.copyOf(out);
+  }
+
   /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */
   public List<HotKeyStatus> hotKeyStatus() {
     return hotKeyStatus;
@@ -742,6 +764,9 @@ public final class MergeVerticle extends VerticleBase {
     }
     if (hotKeyTimer >= 0) {
       vertx.cancelTimer(hotKeyTimer);
+    }
+    if (stageTimer >= 0) {
+      vertx.cancelTimer(stageTimer);
     }
     for (Owned o : List.copyOf(owned.values())) {
       if (o.ready && producer != null) {
