@@ -122,7 +122,6 @@ public final class ApiVerticle extends VerticleBase {
             });
     router.get("/metrics").handler(this::metrics);
     router.get("/").handler(rc -> rc.redirect("/dashboard/"));
-    router.get("/dashboard").handler(rc -> rc.redirect("/dashboard/"));
     router.get("/dashboard/*").handler(StaticHandler.create(DASHBOARD_ROOT));
     router
         .get("/api/v1/openapi.json")
@@ -145,7 +144,14 @@ public final class ApiVerticle extends VerticleBase {
     router
         .route()
         .last()
-        .handler(rc -> error(rc, 404, "no such resource: " + clip(rc.request().path()), null));
+        .handler(
+            rc -> {
+              if (rc.request().method() != HttpMethod.GET) {
+                error(rc, 405, "method not allowed: only GET is served here", null);
+              } else {
+                error(rc, 404, "no such resource: " + clip(rc.request().path()), null);
+              }
+            });
     router.errorHandler(
         405, rc -> error(rc, 405, "method not allowed: only GET is served here", null));
     router.errorHandler(400, rc -> error(rc, 400, "malformed request", null));

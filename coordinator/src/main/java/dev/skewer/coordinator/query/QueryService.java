@@ -748,7 +748,7 @@ public final class QueryService {
   /** The partitions' status, cached for {@value #STATUS_CACHE_MS} ms. */
   Map<Integer, StageStatus> status() {
     long now = clock.millis();
-    if (now - cachedStatusAtMs > STATUS_CACHE_MS) {
+    if (cachedStatusAtMs == Long.MIN_VALUE || now - cachedStatusAtMs > STATUS_CACHE_MS) {
       cachedStatus = stages.all();
       cachedStatusAtMs = now;
     }
