@@ -97,7 +97,7 @@ public final class NodeLoad {
 
   private Map<Integer, String> owners() {
     long now = clock.millis();
-    if (now - ownersAtMs < GROUP_REFRESH_MS) {
+    if (ownersAtMs != Long.MIN_VALUE && now - ownersAtMs < GROUP_REFRESH_MS) {
       return owners;
     }
     ownersAtMs = now;
