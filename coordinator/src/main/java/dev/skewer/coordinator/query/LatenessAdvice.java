@@ -55,17 +55,22 @@ public record LatenessAdvice(
         human(allowedLatenessMs));
   }
 
-  /** Milliseconds the way job files write durations: 850ms, 12s, 1.5s, 3m. */
+  /**
+   * A duration as a job file would write it, rounded up (so advice stays on the safe side): whole
+   * milliseconds below 1 s, tenths of a second below 10 s, whole seconds above, whole minutes from
+   * 10 minutes.
+   */
   static String human(long ms) {
     if (ms < 1000) {
       return ms + "ms";
     }
-    if (ms % 60_000 == 0) {
-      return (ms / 60_000) + "m";
+    if (ms < 10_000) {
+      long tenths = (ms + 99) / 100;
+      return tenths % 10 == 0 ? (tenths / 10) + "s" : (tenths * 100) + "ms";
     }
-    if (ms % 1000 == 0) {
-      return (ms / 1000) + "s";
+    if (ms < 600_000) {
+      return ((ms + 999) / 1000) + "s";
     }
-    return ms + "ms";
+    return ((ms + 59_999) / 60_000) + "m";
   }
 }

@@ -42,7 +42,15 @@ class SideOutputStatsTest {
     assertThat(advice.keep99Ms())
         .isGreaterThanOrEqualTo(7_001)
         .isLessThanOrEqualTo(7_001 * 65 / 64);
-    assertThat(advice.text()).contains("2 late events measured").contains("(now 5s)");
+    assertThat(advice.text())
+        .contains("2 late events measured")
+        .contains("allowed lateness 7100ms would have kept 99%")
+        .contains("(now 5s)");
+    assertThat(LatenessAdvice.human(850)).isEqualTo("850ms");
+    assertThat(LatenessAdvice.human(1_201)).isEqualTo("1300ms");
+    assertThat(LatenessAdvice.human(2_000)).isEqualTo("2s");
+    assertThat(LatenessAdvice.human(19_910)).isEqualTo("20s");
+    assertThat(LatenessAdvice.human(600_001)).isEqualTo("11m");
   }
 
   @Test
