@@ -23,6 +23,8 @@ public final class QuerySide implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(QuerySide.class);
   static final long ADVICE_LOG_MS = 60_000;
+  static final long PUBLISH_CHECK_MS = 100;
+  static final long PUBLISH_REFRESH_MS = 1_000;
 
   private final ViewConsumer consumer;
   private final QueryService service;
@@ -32,6 +34,8 @@ public final class QuerySide implements AutoCloseable {
   private final KafkaSettings kafka;
   private Admin admin; // lazily, on the scheduler or an API worker
   private long adviceLogged = 0;
+  private java.util.Map<Integer, Long> lastPublished = java.util.Map.of(); // scheduler thread
+  private long lastPublishMs = Long.MIN_VALUE / 2;
 
   private QuerySide(
       JobSpec job,
@@ -68,21 +72,23 @@ public final class QuerySide implements AutoCloseable {
               return t;
             });
     scheduler.scheduleWithFixedDelay(
-        () -> {
-          try {
-            List<StageStatus> mine = ownStatus.get();
-            if (!mine.isEmpty()) {
-              stages.publish(mine);
-            }
-          } catch (RuntimeException e) {
-            LOG.debug("stage status publication failed", e);
-          }
-        },
-        1_000,
-        1_000,
+        () -> publish(stages, ownStatus, clock.millis()),
+        PUBLISH_CHECK_MS,
+        PUBLISH_CHECK_MS,
         TimeUnit.MILLISECONDS);
     scheduler.scheduleWithFixedDelay(
         () -> logAdvice(job), ADVICE_LOG_MS, ADVICE_LOG_MS, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        () -> {
+          try {
+            service.refreshStatus();
+          } catch (RuntimeException e) {
+            LOG.debug("stage status read failed", e);
+          }
+        },
+        QueryService.STATUS_CACHE_MS,
+        QueryService.STATUS_CACHE_MS,
+        TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -114,6 +120,31 @@ public final class QuerySide implements AutoCloseable {
 
   public SideOutputStats sideOutputs() {
     return side;
+  }
+
+  /**
+   * Publishes this coordinator's partitions' status when a watermark moved (so a window shows
+   * closed within ~{@value #PUBLISH_CHECK_MS} ms of its close) and at least every {@value
+   * #PUBLISH_REFRESH_MS} ms (the entries expire after {@value StageStatusStore#TTL_SECONDS} s).
+   */
+  private void publish(StageStatusStore stages, Supplier<List<StageStatus>> ownStatus, long now) {
+    try {
+      List<StageStatus> mine = ownStatus.get();
+      if (mine.isEmpty()) {
+        return;
+      }
+      java.util.Map<Integer, Long> watermarks = new java.util.HashMap<>();
+      for (StageStatus s : mine) {
+        watermarks.put(s.partition(), s.globalWatermarkMs());
+      }
+      if (!watermarks.equals(lastPublished) || now - lastPublishMs >= PUBLISH_REFRESH_MS) {
+        stages.publish(mine);
+        lastPublished = watermarks;
+        lastPublishMs = now;
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("stage status publication failed", e);
+    }
   }
 
   /** Waits until the view has read what the topics held at start. */

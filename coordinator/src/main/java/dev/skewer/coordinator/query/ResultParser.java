@@ -76,8 +76,21 @@ public final class ResultParser {
         }
       }
       boolean superseded = value.getValue("superseded_by") != null;
+      Object provenance = root.getValue("provenance");
+      if (provenance == null) {
+        provenance = value.getValue("provenance");
+      }
       return new StoredResult(
-          key, start, end, revision, count, sums, distinct, superseded, envelope);
+          key,
+          start,
+          end,
+          revision,
+          count,
+          sums,
+          distinct,
+          superseded,
+          provenance instanceof JsonObject p ? p.encode() : null,
+          envelope);
     } catch (ClassCastException e) {
       throw new IllegalArgumentException("a field has the wrong type: " + e.getMessage(), e);
     }

@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param sums the sum of each numeric field, job order (NaN where the envelope had null)
  * @param distinct the distinct-count estimate, NaN when the job counts none
  * @param superseded whether this session was merged into another one
+ * @param provenance the envelope's provenance object as JSON text, or null when it has none
  * @param envelope the record value (UTF-8 JSON), not copied: treat as immutable
  */
 public record StoredResult(
@@ -26,6 +27,7 @@ public record StoredResult(
     double[] sums,
     double distinct,
     boolean superseded,
+    String provenance,
     byte[] envelope) {
 
   /**
@@ -45,7 +47,11 @@ public record StoredResult(
 
   /** Estimated heap bytes: {@link #OVERHEAD_BYTES} + key + envelope + sums. */
   public long estimatedBytes() {
-    return OVERHEAD_BYTES + 2L * key.length() + envelope.length + 8L * sums.length;
+    return OVERHEAD_BYTES
+        + 2L * key.length()
+        + envelope.length
+        + 8L * sums.length
+        + (provenance == null ? 0 : 40 + provenance.length());
   }
 
   /** The envelope as text. */

@@ -98,7 +98,7 @@ public final class MergeVerticle extends VerticleBase {
   private FanoutPolicy fanout; // null: hot keys disabled
   private HotKeyPublisher publisher;
   private volatile List<HotKeyStatus> hotKeyStatus = List.of();
-  private volatile List<StageStatus> stageStatus = List.of(); // query: refreshed every second
+  private volatile List<StageStatus> stageStatus = List.of(); // query: refreshed every 200 ms
   private long stageTimer = -1; // query
   private boolean publishing;
   private Future<Void> lastSend = Future.succeededFuture();
@@ -229,7 +229,7 @@ public final class MergeVerticle extends VerticleBase {
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
               checkpointTimer =
                   vertx.setPeriodic(settings.checkpointInterval().toMillis(), t -> checkpointAll());
-              stageTimer = vertx.setPeriodic(1_000, t -> stageStatus = stageStatusNow()); // query
+              stageTimer = vertx.setPeriodic(200, t -> stageStatus = stageStatusNow()); // query
               pollLoop();
             });
   }
@@ -532,7 +532,7 @@ public final class MergeVerticle extends VerticleBase {
     return true;
   }
 
-  /** Each ready owned partition's merger status, refreshed every second (for the query API). */
+  /** Each ready owned partition's merger status, refreshed every 200 ms (for the query API). */
   public List<StageStatus> stageStatus() {
     return stageStatus;
   }
