@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * queries answer from on every coordinator.
  *
  * <p><b>Bound.</b> At most {@code maxBytes} of estimated heap ({@link
- * StoredResult#estimatedBytes()}: 160 bytes + 2 per key character + the envelope's bytes); when a
+ * StoredResult#estimatedBytes()}: 192 bytes + 2 per key character + the envelope's bytes); when a
  * result takes the view over, whole windows are evicted, oldest start first, so every retained
  * window is complete and its top-K exact for any k. The newest window is never evicted, even when
  * it alone is larger than the bound. A result for a window older than every retained window, once

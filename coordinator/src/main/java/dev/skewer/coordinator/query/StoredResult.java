@@ -34,7 +34,7 @@ public record StoredResult(
    * Heap bytes a stored result takes besides its key and envelope: the record, the sums array, the
    * map node and table slot that index it.
    */
-  static final int OVERHEAD_BYTES = 160;
+  static final int OVERHEAD_BYTES = 192;
 
   public StoredResult {
     Objects.requireNonNull(key, "key");
