@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -64,6 +65,9 @@ public final class ApiVerticle extends VerticleBase {
   /** Where the dashboard's files are on the classpath. */
   public static final String DASHBOARD_ROOT = "skewer-dashboard";
 
+  /** Threads answering queries, apart from the Vert.x worker pool the merge stage uses. */
+  static final int WORKER_THREADS = 2;
+
   /** Where the OpenAPI document is on the classpath. */
   public static final String OPENAPI_RESOURCE = "/dev/skewer/coordinator/http/openapi.json";
 
@@ -78,6 +82,7 @@ public final class ApiVerticle extends VerticleBase {
   private final byte[] tokenDigest; // null: open
   private String openApi;
   private HttpServer server;
+  private WorkerExecutor workers; // the API's own: never queued behind the merge stage's I/O
 
   public ApiVerticle(
       int port,
@@ -102,6 +107,7 @@ public final class ApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     openApi = readResource(OPENAPI_RESOURCE);
+    workers = vertx.createSharedWorkerExecutor("skewer-api-" + deploymentID(), WORKER_THREADS);
     Router router = Router.router(vertx);
     if (query.corsOrigin() != null) {
       router
@@ -174,6 +180,11 @@ public final class ApiVerticle extends VerticleBase {
                     query.corsOrigin() == null ? "off" : query.corsOrigin()));
   }
 
+  @Override
+  public Future<?> stop() {
+    return workers == null ? Future.succeededFuture() : workers.close();
+  }
+
   /** The port actually bound (useful with port 0). */
   public int actualPort() {
     return server.actualPort();
@@ -196,7 +207,7 @@ public final class ApiVerticle extends VerticleBase {
       return;
     }
     Callable<JsonObject> work = () -> answer.apply(params);
-    vertx
+    workers
         .executeBlocking(work, false)
         .onComplete(
             ar -> {

@@ -16,7 +16,7 @@ public final class RateWindow {
   /** Counts one occurrence at {@code atMs}. */
   public synchronized void add(long atMs) {
     long s = Math.floorDiv(atMs, 1000);
-    int i = (int) Math.floorMod(s, BUCKETS);
+    int i = Math.floorMod(s, BUCKETS);
     if (second[i] != s) {
       second[i] = s;
       count[i] = 0;
@@ -29,7 +29,7 @@ public final class RateWindow {
     long now = Math.floorDiv(nowMs, 1000);
     long n = 0;
     for (long s = now - SPAN_SECONDS; s < now; s++) {
-      int i = (int) Math.floorMod(s, BUCKETS);
+      int i = Math.floorMod(s, BUCKETS);
       if (second[i] == s) {
         n += count[i];
       }

@@ -69,6 +69,14 @@ public final class QueryLatencyBench implements Callable<Integer> {
       description = "API top-K requests per second. Default: ${DEFAULT-VALUE}.")
   int apiRate;
 
+  @Option(
+      names = "--warmup",
+      defaultValue = "10",
+      description =
+          "Seconds of API requests (JIT, connections) not counted, before the load starts."
+              + " Default: ${DEFAULT-VALUE}.")
+  int warmupSeconds;
+
   @Option(names = "--nodes", defaultValue = "2", description = "Nodes. Default: ${DEFAULT-VALUE}.")
   int nodes;
 
@@ -111,8 +119,12 @@ public final class QueryLatencyBench implements Callable<Integer> {
             new Thread(
                 () -> loadApi(api + "/api/v1/topk?k=10", inApi, requests, failures, stop),
                 "bench-api-load");
-        long startMs = System.currentTimeMillis();
         apiLoad.start();
+        System.out.printf("Warming the API up for %d s...%n", warmupSeconds);
+        Thread.sleep(warmupSeconds * 1000L);
+        requests.clear();
+        failures.set(0);
+        long startMs = System.currentTimeMillis();
         WorkloadSpec spec =
             WorkloadSpec.w1(Long.MAX_VALUE, seed).withEvents((long) (rate * seconds));
         System.out.printf(
@@ -149,8 +161,15 @@ public final class QueryLatencyBench implements Callable<Integer> {
           }
         }
         List<Long> requestLatency = new ArrayList<>();
+        long firstNs = Long.MAX_VALUE;
         for (long[] r : requests) {
           requestLatency.add(r[0]);
+          firstNs = Math.min(firstNs, r[1]);
+        }
+        // when the slow requests were sent: seconds since the first request, worst latency in each
+        java.util.TreeMap<Long, Long> worstPerSecond = new java.util.TreeMap<>();
+        for (long[] r : requests) {
+          worstPerSecond.merge((r[1] - firstNs) / 1_000_000_000L, r[0], Math::max);
         }
         double seconds = (System.currentTimeMillis() - startMs) / 1000.0;
         System.out.printf(
@@ -165,6 +184,16 @@ public final class QueryLatencyBench implements Callable<Integer> {
             "API /api/v1/topk?k=10 at %d requests/s: %,d answered (%.0f/s), %d failed%n",
             apiRate, requestLatency.size(), requestLatency.size() / seconds, failures.get());
         printMicros("  request latency", requestLatency);
+        StringBuilder slow = new StringBuilder();
+        worstPerSecond.forEach(
+            (second, worst) -> {
+              if (worst > 100_000) {
+                slow.append(String.format(" %ds:%dms", second, worst / 1000));
+              }
+            });
+        System.out.println(
+            "  seconds with a request slower than 100 ms (second since start: worst):"
+                + (slow.length() == 0 ? " none" : slow));
         return 0;
       }
     }
@@ -222,10 +251,14 @@ public final class QueryLatencyBench implements Callable<Integer> {
                   inFlight.decrementAndGet();
                   long doneNs = System.nanoTime();
                   if (ar.failed() || ar.result().getKey() >= 500) {
-                    failures.incrementAndGet();
+                    if (failures.incrementAndGet() <= 3) {
+                      System.out.println(
+                          "request failed: "
+                              + (ar.failed() ? ar.cause() : "status " + ar.result().getKey()));
+                    }
                     return;
                   }
-                  requests.add(new long[] {(doneNs - scheduled) / 1_000});
+                  requests.add(new long[] {(doneNs - scheduled) / 1_000, scheduled});
                   if (ar.result().getKey() == 200) {
                     long start = new JsonObject(ar.result().getValue()).getLong("window_start_ms");
                     inApi.putIfAbsent(start, System.currentTimeMillis());
