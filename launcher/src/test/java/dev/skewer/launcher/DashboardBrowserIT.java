@@ -67,15 +67,15 @@ class DashboardBrowserIT {
   @Test
   void shouldShowTheClustersRealNumbers() throws Exception {
     Path chromium = HeadlessChromium.executable();
+    String looked = System.getProperty("skewer.chromium", HeadlessChromium.DEFAULT_PATH);
     if (chromium == null) {
       System.err.println(
           "DashboardBrowserIT skipped: no Chromium at "
-              + HeadlessChromium.DEFAULT_PATH
+              + looked
               + " (apt-get install chromium, or -Dskewer.chromium=/path)");
     }
     Assumptions.assumeTrue(
-        chromium != null,
-        "no Chromium at " + HeadlessChromium.DEFAULT_PATH + ": the browser test is skipped");
+        chromium != null, "no Chromium at " + looked + ": the browser test is skipped");
 
     JobSpec job = JobResources.load("demo.yaml");
     try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
