@@ -2,6 +2,8 @@ package dev.skewer.coordinator;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.http.ApiVerticle;
+import dev.skewer.coordinator.query.QuerySettings;
+import dev.skewer.coordinator.query.QuerySide;
 import dev.skewer.coordinator.stream.CoordinatorVerticle;
 import dev.skewer.coordinator.topk.HazelcastTopKStore;
 import dev.skewer.coordinator.topk.InMemoryTopKStore;
@@ -33,13 +35,19 @@ public final class CoordinatorRuntime implements AutoCloseable {
   private final CoordinatorVerticle merge;
   private final ApiVerticle api;
   private final CoordinatorSettings settings;
+  private final QuerySide query;
 
   private CoordinatorRuntime(
-      Vertx vertx, CoordinatorVerticle merge, ApiVerticle api, CoordinatorSettings settings) {
+      Vertx vertx,
+      CoordinatorVerticle merge,
+      ApiVerticle api,
+      CoordinatorSettings settings,
+      QuerySide query) {
     this.vertx = vertx;
     this.merge = merge;
     this.api = api;
     this.settings = settings;
+    this.query = query;
   }
 
   /** Starts a coordinator and waits until it has subscribed and its HTTP port is bound. */
@@ -50,11 +58,23 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints)
       throws Exception {
+    return start(settings, QuerySettings.defaults(), hazelcast, registry, clock, checkpoints);
+  }
+
+  /** As above, with the query side's settings (view bound, API token, CORS origin). */
+  public static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      QuerySettings querySettings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints)
+      throws Exception {
     Frontier frontier =
         hazelcast == null
             ? Frontier.none()
             : HazelcastFrontier.forJob(hazelcast, settings.job().name());
-    return start(settings, hazelcast, registry, clock, checkpoints, frontier);
+    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier);
   }
 
   /**
@@ -62,6 +82,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
    */
   public static CoordinatorRuntime start(
       CoordinatorSettings settings,
+      QuerySettings querySettings,
       HazelcastInstance hazelcast,
       MeterRegistry registry,
       Clock clock,
@@ -75,11 +96,21 @@ public final class CoordinatorRuntime implements AutoCloseable {
             : new InMemoryTopKStore(settings.topKWindows());
     CoordinatorVerticle merge =
         new CoordinatorVerticle(settings, registry, clock, store, checkpoints, hazelcast, frontier);
+    QuerySide query =
+        QuerySide.start(
+            settings.job(),
+            settings.kafka(),
+            settings.coordinatorId(),
+            querySettings,
+            hazelcast,
+            clock,
+            merge::stageStatus);
     ApiVerticle api =
         new ApiVerticle(
             settings.httpPort(),
-            store,
-            settings.job().topics().partialsPartitions(),
+            null,
+            querySettings,
+            query.service(),
             hazelcast,
             registry,
             () -> merge.readiness().ready(),
@@ -88,12 +119,18 @@ public final class CoordinatorRuntime implements AutoCloseable {
       vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
       vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
     } catch (Exception e) {
+      query.close();
       vertx.close().await(10, TimeUnit.SECONDS);
       throw e;
     }
     LOG.info(
         "coordinator={} started, HTTP API on port {}", settings.coordinatorId(), api.actualPort());
-    return new CoordinatorRuntime(vertx, merge, api, settings);
+    return new CoordinatorRuntime(vertx, merge, api, settings, query);
+  }
+
+  /** The query side (results view, side-output counts) of this coordinator. */
+  public QuerySide query() {
+    return query;
   }
 
   public int httpPort() {
@@ -115,6 +152,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    query.close();
     try {
       vertx.close().await(30, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -6,6 +6,7 @@ import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
+import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
@@ -24,6 +25,7 @@ import io.vertx.core.VerticleBase;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,7 @@ public final class CoordinatorVerticle extends VerticleBase {
   private static final long HOT_KEY_INTERVAL_MS = 1_000;
   private static final long GAUGE_INTERVAL_MS = 1_000;
   private static final long FRONTIER_INTERVAL_MS = 500;
+  private static final long STAGE_STATUS_INTERVAL_MS = 200;
 
   private final CoordinatorSettings settings;
   private final MeterRegistry registry;
@@ -67,11 +70,13 @@ public final class CoordinatorVerticle extends VerticleBase {
   private FanoutPolicy fanout; // null: hot keys disabled
   private HotKeyPublisher publisher;
   private volatile List<HotKeyStatus> hotKeyStatus = List.of();
+  private volatile List<StageStatus> stageStatus = List.of(); // for the query API
   private boolean publishing;
   private long metadataTimer = -1;
   private long hotKeyTimer = -1;
   private long gaugeTimer = -1;
   private long frontierTimer = -1;
+  private long stageTimer = -1;
 
   public CoordinatorVerticle(
       CoordinatorSettings settings,
@@ -156,6 +161,7 @@ public final class CoordinatorVerticle extends VerticleBase {
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
               gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
               frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> publishFrontier());
+              stageTimer = vertx.setPeriodic(STAGE_STATUS_INTERVAL_MS, t -> updateStageStatus());
             });
   }
 
@@ -315,6 +321,22 @@ public final class CoordinatorVerticle extends VerticleBase {
             });
   }
 
+  private void updateStageStatus() {
+    List<StageStatus> out = new ArrayList<>();
+    long now = clock.millis();
+    runtime.forEachActive(
+        (q, task) ->
+            out.add(
+                StageStatus.of(
+                    q, settings.coordinatorId(), task.epoch(), task.merger(), now, List.of())));
+    stageStatus = List.copyOf(out);
+  }
+
+  /** Each owned partition's merger status, refreshed every 200 ms (for the query API). */
+  public List<StageStatus> stageStatus() {
+    return stageStatus;
+  }
+
   /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */
   public List<HotKeyStatus> hotKeyStatus() {
     return hotKeyStatus;
@@ -337,7 +359,8 @@ public final class CoordinatorVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    for (long timer : new long[] {metadataTimer, hotKeyTimer, gaugeTimer, frontierTimer}) {
+    for (long timer :
+        new long[] {metadataTimer, hotKeyTimer, gaugeTimer, frontierTimer, stageTimer}) {
       if (timer >= 0) {
         vertx.cancelTimer(timer);
       }

@@ -86,7 +86,7 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
                 checkpoint.get().createdMs())
             : WrittenResults.none();
     return new PartialsPartitionTask(
-        this, partition, merger, new WindowTopK(job.topK(), topKWindows), written);
+        this, partition, epoch, merger, new WindowTopK(job.topK(), topKWindows), written);
   }
 
   /** The events topic grew: mergers created from now on know the new count. */

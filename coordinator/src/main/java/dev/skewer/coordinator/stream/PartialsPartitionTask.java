@@ -25,6 +25,7 @@ final class PartialsPartitionTask implements PartitionTask {
 
   private final MergeTasks shared;
   private final int partition;
+  private final long epoch;
   private final WindowMerger merger;
   private final WindowTopK topK;
   private final WrittenResults written; // results the previous owner wrote since the checkpoint
@@ -32,11 +33,13 @@ final class PartialsPartitionTask implements PartitionTask {
   PartialsPartitionTask(
       MergeTasks shared,
       int partition,
+      long epoch,
       WindowMerger merger,
       WindowTopK topK,
       WrittenResults written) {
     this.shared = shared;
     this.partition = partition;
+    this.epoch = epoch;
     this.merger = merger;
     this.topK = topK;
     this.written = written;
@@ -87,6 +90,11 @@ final class PartialsPartitionTask implements PartitionTask {
   @Override
   public byte[] snapshot() {
     return merger.snapshot();
+  }
+
+  /** The fencing epoch this owner holds the partition under. */
+  long epoch() {
+    return epoch;
   }
 
   WindowMerger merger() {

@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
       EndToEndBench.class,
       CheckpointBench.class,
       dev.skewer.launcher.bench.HotKeyBench.class,
-      dev.skewer.launcher.bench.SlidingBench.class
+      dev.skewer.launcher.bench.SlidingBench.class,
+      dev.skewer.launcher.bench.QueryLatencyBench.class
     })
 public final class BenchCommand implements Runnable {
 

@@ -3,6 +3,7 @@ package dev.skewer.launcher.cli;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
@@ -40,6 +41,31 @@ public final class CoordinatorCommand implements Callable<Integer> {
       description = "Do not detect hot keys nor publish the hot-key table.")
   boolean noHotKeys;
 
+  @Option(
+      names = "--api-token",
+      paramLabel = "TOKEN",
+      defaultValue = "${env:SKEWER_API_TOKEN}",
+      description =
+          "Require 'Authorization: Bearer TOKEN' on /api/v1/* (env SKEWER_API_TOKEN). Default: open.")
+  String apiToken;
+
+  @Option(
+      names = "--cors-origin",
+      paramLabel = "ORIGIN",
+      defaultValue = "${env:SKEWER_CORS_ORIGIN}",
+      description =
+          "The one browser origin allowed to call the API (env SKEWER_CORS_ORIGIN). Default: none.")
+  String corsOrigin;
+
+  @Option(
+      names = "--view-max-mb",
+      paramLabel = "MB",
+      defaultValue = "64",
+      description =
+          "Heap the API's view of recent results may take (whole oldest windows are evicted)."
+              + " Default: ${DEFAULT-VALUE}.")
+  long viewMaxMb;
+
   @Override
   public Integer call() throws Exception {
     JobSpec job = common.loadJob();
@@ -63,6 +89,10 @@ public final class CoordinatorCommand implements Callable<Integer> {
                 noHotKeys
                     ? dev.skewer.coordinator.hotkey.HotKeySettings.disabled()
                     : dev.skewer.coordinator.hotkey.HotKeySettings.defaults()),
+            QuerySettings.defaults()
+                .withViewMaxBytes(viewMaxMb * 1024 * 1024)
+                .withApiToken(apiToken)
+                .withCorsOrigin(corsOrigin),
             hz,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),

@@ -107,6 +107,11 @@ public final class DemoCommand implements Callable<Integer> {
       // the live table owns the screen: only warnings and errors from the processes
       ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dev.skewer"))
           .setLevel(ch.qos.logback.classic.Level.WARN);
+      // the demo sends late and malformed events on purpose: their routing WARN lines are
+      // counted in the table and the summary, not printed
+      ((ch.qos.logback.classic.Logger)
+              org.slf4j.LoggerFactory.getLogger("dev.skewer.node.ingest.SideOutputs"))
+          .setLevel(ch.qos.logback.classic.Level.ERROR);
       // members and clients saying goodbye to each other at shutdown is not news for a demo
       for (String noisy : new String[] {"org.apache.kafka", "kafka", "com.hazelcast"}) {
         ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(noisy))
@@ -154,8 +159,9 @@ public final class DemoCommand implements Callable<Integer> {
           Thread.sleep(100); // let the consumer groups settle so no partition is replayed
         }
         out.printf(
-            "Cluster up. HTTP API: http://127.0.0.1:%d/api/v1/topk?k=10  (Ctrl-C stops the demo)%n",
-            cluster.httpPort());
+            "Cluster up. Dashboard: http://127.0.0.1:%d/  API: http://127.0.0.1:%d/api/v1/topk?k=10"
+                + "  (Ctrl-C stops the demo)%n",
+            cluster.httpPort(), cluster.httpPort());
         ExactReference reference =
             ExactReference.of(
                 ((dev.skewer.core.job.TumblingWindow) job.window()).size(),
@@ -288,7 +294,10 @@ public final class DemoCommand implements Callable<Integer> {
     }
     sb.append(
         String.format(
-            "Skewer demo  %3ds/%ds   sent %,d (%,.0f/s)   results %,d   late %,d   DLQ %,d%n",
+            "Skewer demo  %3ds/%ds   sent %,d (%,.0f/s)   results %,d   late %,d   DLQ %,d%n"
+                + "Dashboard: http://127.0.0.1:"
+                + port
+                + "/%n",
             elapsedMs / 1000,
             duration.toSeconds(),
             sent,

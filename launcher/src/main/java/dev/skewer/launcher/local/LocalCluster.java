@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
@@ -103,6 +104,7 @@ public final class LocalCluster implements AutoCloseable {
         cluster.coordinators.add(
             CoordinatorRuntime.start(
                 CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),
+                QuerySettings.defaults(),
                 hz,
                 registry,
                 clock,
