@@ -27,6 +27,11 @@ public record AccountingIssue(Kind kind, int sourcePartition, long sourceOffset,
     /** A side topic holds it more than once. */
     DUPLICATE_SIDE_OUTPUT,
     /** The decoder refuses it, yet it is in the late topic (only decodable events can be late). */
-    UNDECODABLE_IN_LATE
+    UNDECODABLE_IN_LATE,
+    /**
+     * Hopping windows: its partition's watermark when it arrived put every window it belongs to
+     * past lateness, yet the late topic does not hold it: lost.
+     */
+    LATE_NOT_IN_LATE_TOPIC
   }
 }

@@ -226,6 +226,17 @@ public final class PartitionAggregator {
     return Outcome.ACCEPTED;
   }
 
+  /**
+   * Hopping windows: the end of the first window an event at {@code eventTimeMs} would update now
+   * (the later windows of its slice follow), or {@link Long#MAX_VALUE} when it would be late.
+   */
+  public long hoppingFirstWindowEndMs(long eventTimeMs) {
+    if (hopping == null) {
+      throw new IllegalStateException("not a hopping window");
+    }
+    return hoppingCut(slices.sliceStartMs(eventTimeMs), effectiveWatermarkMs());
+  }
+
   private boolean pastLateness(long resultEndMs, long effectiveMs) {
     return effectiveMs != Long.MIN_VALUE
         && saturatingAdd(resultEndMs, allowedLatenessMs) <= effectiveMs;

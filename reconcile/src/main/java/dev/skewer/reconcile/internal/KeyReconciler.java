@@ -31,10 +31,17 @@ import java.util.function.BiConsumer;
 /**
  * Recomputes and compares the results of one key at a time, in batch mode through the stream's own
  * cores: the key's events, in (source partition, offset) order, go through a {@link
- * PartitionAggregator} per source partition (lateness switched off: the side topics already say
- * which events the stream left out), its Partials through a {@link WindowMerger}, and the final
- * results through the {@link ResultFormatter}. The exact distinct sets, quantile values and item
- * counts are kept per (key, slice) beside them and unioned over the slices a result covers.
+ * PartitionAggregator} per source partition, its Partials through a {@link WindowMerger}, and the
+ * final results through the {@link ResultFormatter}. The side topics say which events the stream
+ * left out entirely, so lateness is switched off — except for hopping windows, where an event can
+ * be past lateness for its first windows and not its later ones: there the aggregator judges
+ * lateness as the node did, against the partition's watermark when the event arrived (recorded by
+ * the scan). The exact distinct sets, quantile values and item counts are kept per (key, slice,
+ * first window end) beside them and unioned over the parts a result covers.
+ *
+ * <p>Known limit: a node also judges lateness against the cluster's frontier (an idle partition's
+ * events once it wakes up), which leaves no trace in the topics; a hopping event that was past
+ * lateness only by the frontier is expected in its early windows here and reported as a difference.
  *
  * <p>Call {@link #begin}, then the key's records in sort order ({@link #result}, {@link #side},
  * {@link #event}), then {@link #end}. Not thread-safe.
@@ -71,7 +78,11 @@ public final class KeyReconciler {
   private int sinceEmit;
   private WindowMerger merger;
   private long watermarkMs = Long.MIN_VALUE;
-  private final TreeMap<Long, ExactSlice> exact = new TreeMap<>();
+  // slice start -> first window end (Long.MIN_VALUE but for hopping) -> exact values
+  private final TreeMap<Long, TreeMap<Long, ExactSlice>> exact = new TreeMap<>();
+  private final boolean hopping;
+  private final long delayMs;
+  private final long allowedLatenessMs;
   private long keyEvents;
 
   /**
@@ -100,6 +111,9 @@ public final class KeyReconciler {
     this.exactDistinct = spec.distinct();
     this.exactQuantiles = spec.quantiles();
     this.exactFrequencies = spec.frequencies() && job.output().heavyHitters() > 0;
+    this.hopping = shape instanceof WindowShape.Hopping;
+    this.delayMs = job.watermark().delay().toMillis();
+    this.allowedLatenessMs = job.allowedLateness().toMillis();
     if (spec.quantiles()) {
       // the field names ResultFormatter documents: <label>_<quantile name>
       for (double q : job.output().quantiles()) {
@@ -158,16 +172,37 @@ public final class KeyReconciler {
   public void event(int partition, long offset, long eventTimeMs, SortRecord.Event e) {
     if (partition != aggregatorPartition) {
       flush();
-      // allowed lateness "forever": nothing is late here, the side topics decided that already
-      aggregator = new PartitionAggregator(partition, 0, slices, 0, Long.MAX_VALUE, spec);
+      aggregator =
+          hopping // the node's lateness, judged per window
+              ? new PartitionAggregator(partition, 0, slices, delayMs, allowedLatenessMs, spec)
+              // allowed lateness "forever": the side topics decided what was late
+              : new PartitionAggregator(partition, 0, slices, 0, Long.MAX_VALUE, spec);
       aggregatorPartition = partition;
+    }
+    long firstWindowEndMs = Long.MIN_VALUE;
+    if (hopping) {
+      aggregator.adoptFrontier(e.watermarkMs);
+      firstWindowEndMs = aggregator.hoppingFirstWindowEndMs(eventTimeMs);
+      if (firstWindowEndMs == Long.MAX_VALUE) {
+        if (eventTimeMs >= fromMs && eventTimeMs < toMs) {
+          tally.eventsUnaccounted++;
+          tally.issue(
+              AccountingIssue.Kind.LATE_NOT_IN_LATE_TOPIC,
+              partition,
+              offset,
+              "past lateness for every window it belongs to (partition watermark "
+                  + e.watermarkMs
+                  + " ms when it arrived) but not in the late topic");
+        }
+        return;
+      }
     }
     try {
       PartitionAggregator.Outcome outcome =
           aggregator.update(
               key, eventTimeMs, e.numeric, e.distinct, e.frequency, e.quantile, e.dimensions);
       if (outcome != PartitionAggregator.Outcome.ACCEPTED) {
-        throw new IllegalStateException("an aggregator without lateness refused an event");
+        throw new IllegalStateException("the aggregator refused an event it had accepted");
       }
     } catch (IllegalArgumentException refused) {
       // the node routes such an event to the DLQ (invalid_value); this one is not there
@@ -185,13 +220,14 @@ public final class KeyReconciler {
     keyEvents++;
     if (exactDistinct || exactQuantiles || exactFrequencies) {
       exact
+          .computeIfAbsent(slices.sliceStartMs(eventTimeMs), s -> new TreeMap<>())
           .computeIfAbsent(
-              slices.sliceStartMs(eventTimeMs),
-              s -> new ExactSlice(exactDistinct, exactQuantiles, exactFrequencies))
+              firstWindowEndMs,
+              c -> new ExactSlice(exactDistinct, exactQuantiles, exactFrequencies))
           .update(e.distinct, e.frequency, e.quantile);
     }
     if (++sinceEmit >= EMIT_EVERY) {
-      // slices the partition's event time has passed are encoded (compacting live t-digests);
+      // slices the partition's event time has passed are encoded;
       // the merger keeps the latest Partial of each
       sinceEmit = 0;
       aggregator.emit(merger::accept);
@@ -399,10 +435,14 @@ public final class KeyReconciler {
         continue;
       }
       if (covered == null) {
-        covered =
+        covered = new ArrayList<>();
+        for (TreeMap<Long, ExactSlice> parts :
             exact
                 .subMap(slices.sliceStartMs(r.windowStartMs()), true, r.windowEndMs(), false)
-                .values();
+                .values()) {
+          // the parts whose first window is this one or an earlier one
+          covered.addAll(parts.headMap(r.windowEndMs(), true).values());
+        }
       }
       JsonNode sv = streamed.get(name);
       if (distinct) {

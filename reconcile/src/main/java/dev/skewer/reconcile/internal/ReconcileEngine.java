@@ -15,8 +15,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -279,6 +281,10 @@ public final class ReconcileEngine implements AutoCloseable {
     private final long reachMs;
     private final EventDecoder decoder;
     private final DecodedEvent event;
+    private final long delayMs;
+    // per source partition: the largest event time the node folded in so far (its watermark +
+    // delay)
+    private final Map<Integer, Long> maxEventTimeMs = new HashMap<>();
 
     Classifier(
         JobSpec job,
@@ -299,6 +305,7 @@ public final class ReconcileEngine implements AutoCloseable {
       this.reachMs = reachMs;
       this.decoder = new EventDecoder(job);
       this.event = DecodedEvent.forJob(job);
+      this.delayMs = job.watermark().delay().toMillis();
     }
 
     void accept(ConsumerRecord<byte[], byte[]> r) {
@@ -392,6 +399,13 @@ public final class ReconcileEngine implements AutoCloseable {
         }
         return;
       }
+      // the partition's watermark before this event, as the node had it (from the records read:
+      // the read margin covers every earlier event that can make a window of the range late)
+      Long max = maxEventTimeMs.get(p);
+      long watermarkMs = max == null ? Long.MIN_VALUE : max - delayMs;
+      if (max == null || t > max) {
+        maxEventTimeMs.put(p, t);
+      }
       if (needed) {
         sorter.add(
             writer.event(
@@ -399,6 +413,7 @@ public final class ReconcileEngine implements AutoCloseable {
                 p,
                 o,
                 t,
+                watermarkMs,
                 event.numeric(),
                 event.distinctItem(),
                 event.frequencyItem(),

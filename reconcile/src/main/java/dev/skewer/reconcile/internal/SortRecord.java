@@ -25,8 +25,9 @@ import java.util.Comparator;
  *   <tr><td>{@link #SIDE} (source partition and offset)</td>
  *       <td>{@code eventTimeMs:i64 kind:u8} (0 late, 1 DLQ)</td></tr>
  *   <tr><td>{@link #EVENT} (source partition and offset)</td>
- *       <td>{@code eventTimeMs:i64 numeric:u8 {f64}* distinct:str frequency:str quantile:f64
- *       dimensions:u8 {str}*}</td></tr>
+ *       <td>{@code eventTimeMs:i64 watermarkMs:i64 numeric:u8 {f64}* distinct:str frequency:str
+ *       quantile:f64 dimensions:u8 {str}*} (watermarkMs: the source partition's watermark when the
+ *       event arrived, before it)</td></tr>
  * </table>
  *
  * A {@code str} is {@code length:i32} (-1 = null) then UTF-8, or, for strings with a lone UTF-16
@@ -119,6 +120,7 @@ public final class SortRecord {
         int partition,
         long offset,
         long eventTimeMs,
+        long watermarkMs,
         double[] numeric,
         String distinct,
         String frequency,
@@ -127,6 +129,7 @@ public final class SortRecord {
       try {
         header(key, EVENT, partition, offset);
         out.writeLong(eventTimeMs);
+        out.writeLong(watermarkMs);
         out.writeByte(numeric.length);
         for (double d : numeric) {
           out.writeDouble(d);
@@ -245,6 +248,7 @@ public final class SortRecord {
      * record's sizes.
      */
     public void event(Event into) {
+      into.watermarkMs = payload.getLong();
       int n = payload.get() & 0xff;
       if (n != into.numeric.length) {
         throw new IllegalStateException(
@@ -292,6 +296,9 @@ public final class SortRecord {
 
   /** The aggregation inputs of one event, as the node's decoder produced them. */
   public static final class Event {
+    /** The source partition's watermark when the event arrived ({@code Long.MIN_VALUE}: none). */
+    public long watermarkMs;
+
     public final double[] numeric;
     public String distinct;
     public String frequency;

@@ -27,6 +27,7 @@ class ExternalSorterTest {
               random.nextInt(4),
               random.nextInt(1_000_000),
               random.nextLong(),
+              Long.MIN_VALUE,
               new double[] {random.nextDouble()},
               "u" + random.nextInt(100),
               null,

@@ -89,6 +89,7 @@ class MemoryFootprintTest {
             3,
             123_456_789L,
             1_700_000_000_000L,
+            1_699_999_998_000L,
             new double[] {12.5},
             "user-123456",
             null,

@@ -16,6 +16,7 @@ class SortRecordTest {
             3,
             77L,
             1_700_000_000_123L,
+            1_700_000_000_000L,
             new double[] {1.5, Double.NaN},
             lone,
             null,
@@ -30,6 +31,7 @@ class SortRecordTest {
     assertThat(reader.offset()).isEqualTo(77L);
     assertThat(reader.eventTimeMs()).isEqualTo(1_700_000_000_123L);
     reader.event(e);
+    assertThat(e.watermarkMs).isEqualTo(1_700_000_000_000L);
     assertThat(e.numeric[0]).isEqualTo(1.5);
     assertThat(e.numeric[1]).isNaN();
     assertThat(e.distinct).isEqualTo(lone);
@@ -42,10 +44,12 @@ class SortRecordTest {
   void shouldOrderByKeyThenTypeThenPartitionThenOffset() {
     SortRecord.Writer w = new SortRecord.Writer();
     byte[] resultB = w.result("b", 0, 5, "{}".getBytes());
-    byte[] eventA2 = w.event("a", 2, 1, 0, new double[0], null, null, Double.NaN, new String[0]);
+    byte[] eventA2 =
+        w.event("a", 2, 1, 0, Long.MIN_VALUE, new double[0], null, null, Double.NaN, new String[0]);
     byte[] eventA1late =
-        w.event("a", 1, 9, 0, new double[0], null, null, Double.NaN, new String[0]);
-    byte[] eventA1 = w.event("a", 1, 3, 0, new double[0], null, null, Double.NaN, new String[0]);
+        w.event("a", 1, 9, 0, Long.MIN_VALUE, new double[0], null, null, Double.NaN, new String[0]);
+    byte[] eventA1 =
+        w.event("a", 1, 3, 0, Long.MIN_VALUE, new double[0], null, null, Double.NaN, new String[0]);
     byte[] sideA = w.side("a", 3, 0, 0, SortRecord.SIDE_LATE);
     byte[] resultA = w.result("a", 7, 0, "{}".getBytes());
     java.util.List<byte[]> all =
