@@ -56,7 +56,7 @@ public final class CommonOptions {
       names = "--checkpoint-interval",
       paramLabel = "DURATION",
       defaultValue = "5s",
-      converter = DemoCommand.DurationConverter.class,
+      converter = DurationConverter.class,
       description = "How often owned partitions are checkpointed. Default: ${DEFAULT-VALUE}.")
   java.time.Duration checkpointInterval;
 

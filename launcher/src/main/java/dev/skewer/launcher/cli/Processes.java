@@ -13,12 +13,12 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
 
 /** Start-up and shutdown steps shared by the long-running commands. */
-final class Processes {
+public final class Processes {
 
   private Processes() {}
 
   /** Creates the job's missing topics (blocking). */
-  static void provision(KafkaSettings kafka, JobSpec job) {
+  public static void provision(KafkaSettings kafka, JobSpec job) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(60));
     }
@@ -53,7 +53,7 @@ final class Processes {
    * Blocks until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes {@code resources} in
    * order.
    */
-  static void runUntilShutdown(AutoCloseable... resources) throws InterruptedException {
+  public static void runUntilShutdown(AutoCloseable... resources) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Runtime.getRuntime()

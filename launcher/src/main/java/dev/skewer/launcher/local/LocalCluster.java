@@ -13,13 +13,17 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
-import dev.skewer.testkit.net.FreePorts;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class LocalCluster implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   private final List<NodeRuntime> nodes = new ArrayList<>();
   private final List<CoordinatorRuntime> coordinators = new ArrayList<>();
@@ -87,7 +92,7 @@ public final class LocalCluster implements AutoCloseable {
       int total = nodeCount + coordinatorCount;
       if (hazelcast) {
         for (int i = 0; i < total; i++) {
-          int port = FreePorts.next();
+          int port = freeLoopbackPort();
           ports.add(port);
           memberList.add("127.0.0.1:" + port);
         }
@@ -116,6 +121,22 @@ public final class LocalCluster implements AutoCloseable {
       cluster.close();
       throw e;
     }
+  }
+
+  /** A loopback port that was free a moment ago and that this JVM has not handed out before. */
+  private static int freeLoopbackPort() {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int port;
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        port = socket.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot open a loopback server socket", e);
+      }
+      if (HANDED_OUT.add(port)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no fresh free loopback port after 100 attempts");
   }
 
   private HazelcastInstance member(

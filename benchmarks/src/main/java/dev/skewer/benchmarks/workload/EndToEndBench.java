@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.TopicsSpec;

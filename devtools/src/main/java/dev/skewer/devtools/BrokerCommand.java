@@ -1,5 +1,6 @@
-package dev.skewer.launcher.cli;
+package dev.skewer.devtools;
 
+import dev.skewer.launcher.cli.Processes;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

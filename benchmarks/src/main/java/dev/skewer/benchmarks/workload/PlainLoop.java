@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.sketches.Aggregate;

@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.ResultSink;

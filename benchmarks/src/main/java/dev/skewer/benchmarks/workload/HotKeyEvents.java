@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import dev.skewer.loadgen.workload.GeneratedEvent;
 import dev.skewer.loadgen.workload.Workload;

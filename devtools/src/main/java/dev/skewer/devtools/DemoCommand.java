@@ -1,7 +1,10 @@
-package dev.skewer.launcher.cli;
+package dev.skewer.devtools;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.launcher.cli.DurationConverter;
+import dev.skewer.launcher.cli.JobResources;
+import dev.skewer.launcher.cli.Processes;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.loadgen.produce.LoadProducer;
@@ -383,14 +386,5 @@ public final class DemoCommand implements Callable<Integer> {
 
   private static double count(MeterRegistry registry, String name) {
     return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
-  }
-
-  /** Converts "30s", "5m", "500ms" or ISO-8601 to a Duration (the job file's syntax). */
-  public static final class DurationConverter
-      implements picocli.CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      return dev.skewer.core.job.Durations.parse(value);
-    }
   }
 }

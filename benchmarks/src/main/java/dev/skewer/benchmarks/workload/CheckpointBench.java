@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.Checkpoint;

@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import dev.skewer.loadgen.partition.EventPartitioner;
 import dev.skewer.loadgen.reference.ExactReference;

@@ -1,4 +1,4 @@
-package dev.skewer.launcher.bench;
+package dev.skewer.benchmarks.workload;
 
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.core.hotkey.HotKeyTable;
