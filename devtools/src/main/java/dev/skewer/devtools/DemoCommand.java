@@ -238,6 +238,7 @@ public final class DemoCommand implements Callable<Integer> {
     long[] sent = new long[1];
     try (LoadProducer producer =
         LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+            .job(job)
             .rate(rate)
             .reference(reference)
             .progress(p -> sent[0] = p.sent())

@@ -20,10 +20,6 @@ public final class SkewerDevCli {
 
   /** The product command line with the development commands added. */
   public static CommandLine commandLine() {
-    CommandLine cli = SkewerCli.commandLine();
-    cli.addSubcommand(new DemoCommand());
-    cli.addSubcommand(new BrokerCommand());
-    cli.addSubcommand(new BenchCommand());
-    return cli;
+    return SkewerCli.commandLine(new DemoCommand(), new BrokerCommand(), new BenchCommand());
   }
 }

@@ -1,8 +1,11 @@
 package dev.skewer.launcher;
 
+import dev.skewer.launcher.cli.CliErrors;
 import dev.skewer.launcher.cli.CoordinatorCommand;
+import dev.skewer.launcher.cli.EnvironmentDefaults;
 import dev.skewer.launcher.cli.LoadgenCommand;
 import dev.skewer.launcher.cli.NodeCommand;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,9 +28,24 @@ public final class SkewerCli implements Runnable {
     System.exit(commandLine().execute(args));
   }
 
-  /** The product command line; add subcommands to it before executing. */
-  public static CommandLine commandLine() {
-    return new CommandLine(new SkewerCli());
+  /**
+   * The product command line plus {@code extraSubcommands}, with every flag also read from its
+   * {@code SKEWER_*} environment variable ({@link EnvironmentDefaults}) and user errors reported in
+   * one line with exit code 2 ({@link CliErrors}).
+   */
+  public static CommandLine commandLine(Object... extraSubcommands) {
+    return commandLine(System.getenv(), extraSubcommands);
+  }
+
+  /** As {@link #commandLine(Object...)}, reading flag defaults from {@code env}. */
+  public static CommandLine commandLine(Map<String, String> env, Object... extraSubcommands) {
+    CommandLine cli = new CommandLine(new SkewerCli());
+    for (Object sub : extraSubcommands) {
+      cli.addSubcommand(sub);
+    }
+    EnvironmentDefaults.install(cli, env);
+    cli.setExecutionExceptionHandler(new CliErrors());
+    return cli;
   }
 
   @Override

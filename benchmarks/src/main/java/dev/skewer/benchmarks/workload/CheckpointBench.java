@@ -5,6 +5,7 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.window.WindowAssigner;
@@ -65,7 +66,11 @@ public final class CheckpointBench implements Callable<Integer> {
           HazelcastMembers.start(ClusterSettings.loopback("bench", p2, members), "b", "node");
       try (HazelcastCheckpointStore store =
           HazelcastCheckpointStore.create(
-              a, KafkaSettings.of(kafka.bootstrapServers()), "bench.checkpoints")) {
+              a,
+              KafkaSettings.of(kafka.bootstrapServers()),
+              JobNames.of(job),
+              "bench.checkpoints",
+              true)) {
         for (int n : keys) {
           PartitionAggregator agg = build(job, windows, n);
           List<Double> snapMs = new ArrayList<>();

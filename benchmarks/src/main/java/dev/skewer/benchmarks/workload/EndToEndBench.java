@@ -81,6 +81,7 @@ public final class EndToEndBench implements Callable<Integer> {
       LoadSummary load;
       try (LoadProducer producer =
           LoadProducer.builder(kafka.bootstrapServers(), base.topics().events())
+              .job(base)
               .reference(reference)
               .progress(
                   p -> System.out.printf("  %,d sent (%,.0f/s)%n", p.sent(), p.eventsPerSecond()))

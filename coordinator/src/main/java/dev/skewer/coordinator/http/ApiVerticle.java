@@ -43,27 +43,37 @@ public final class ApiVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(ApiVerticle.class);
   public static final int MAX_K = 1000;
 
+  private final String host;
   private final int port;
   private final TopKStore topK;
   private final int partialsPartitions;
   private final HazelcastInstance hazelcast; // may be null
+  private final String hotKeysMap;
   private final MeterRegistry registry;
   private final BooleanSupplier ready;
   private final java.util.function.Supplier<java.util.List<HotKeyStatus>> localHotKeys;
   private HttpServer server;
 
+  /**
+   * @param host the address to bind
+   * @param hotKeysMap the job's Hazelcast map of the published hot-key table
+   */
   public ApiVerticle(
+      String host,
       int port,
       TopKStore topK,
       int partialsPartitions,
       HazelcastInstance hazelcast,
+      String hotKeysMap,
       MeterRegistry registry,
       BooleanSupplier ready,
       java.util.function.Supplier<java.util.List<HotKeyStatus>> localHotKeys) {
+    this.host = host;
     this.port = port;
     this.topK = topK;
     this.partialsPartitions = partialsPartitions;
     this.hazelcast = hazelcast;
+    this.hotKeysMap = hotKeysMap;
     this.registry = registry;
     this.ready = ready;
     this.localHotKeys = localHotKeys;
@@ -86,8 +96,8 @@ public final class ApiVerticle extends VerticleBase {
     router.get("/metrics").handler(this::metrics);
     server = vertx.createHttpServer().requestHandler(router);
     return server
-        .listen(port, "0.0.0.0")
-        .onSuccess(s -> LOG.info("HTTP API listening on port {}", s.actualPort()));
+        .listen(port, host)
+        .onSuccess(s -> LOG.info("HTTP API listening on {}:{}", host, s.actualPort()));
   }
 
   /** The port actually bound (useful with port 0). */
@@ -193,7 +203,10 @@ public final class ApiVerticle extends VerticleBase {
   private void hotKeys(RoutingContext rc) {
     vertx
         .executeBlocking(
-            () -> hazelcast == null ? HotKeyTable.EMPTY : HotKeyPublisher.readHazelcast(hazelcast),
+            () ->
+                hazelcast == null
+                    ? HotKeyTable.EMPTY
+                    : HotKeyPublisher.readHazelcast(hazelcast, hotKeysMap),
             false)
         .onComplete(
             ar -> {

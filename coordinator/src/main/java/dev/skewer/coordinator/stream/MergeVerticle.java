@@ -11,8 +11,10 @@ import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.core.wire.Partial;
@@ -89,8 +91,14 @@ public final class MergeVerticle extends VerticleBase {
   private final AtomicLong heldPartials = new AtomicLong();
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private final AtomicLong resultsWritten = new AtomicLong();
-  private volatile boolean ready;
+  private volatile boolean ready; // subscribed and polling
   private boolean stopping;
+  // readiness and offset commits (ops): a self-contained piece, see readiness() and commitOffset()
+  private static final long READINESS_INTERVAL_MS = 100;
+  private long readinessTimer = -1;
+  private boolean joined; // the group assigned partitions at least once (possibly none)
+  private final AtomicLong failingSends = new AtomicLong(); // failures since the last success
+  private volatile Readiness readiness = Readiness.down("starting");
   private long metadataTimer = -1;
   private long checkpointTimer = -1;
   private long hotKeyTimer = -1;
@@ -148,9 +156,9 @@ public final class MergeVerticle extends VerticleBase {
     Gauge.builder(CoordinatorMetrics.HELD_PARTIALS, heldPartials, AtomicLong::get)
         .tag("coordinator", id)
         .register(registry);
-    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag("coordinator", id)
-        .baseUnit("milliseconds")
+        .baseUnit("seconds")
         .register(registry);
 
     Map<String, Object> consumerConfig =
@@ -178,7 +186,8 @@ public final class MergeVerticle extends VerticleBase {
                         admin,
                         settings.hotKeys().topic(),
                         job.topics().replicationFactor(),
-                        Duration.ofSeconds(30));
+                        Duration.ofSeconds(30),
+                        settings.provision());
                   }
                   Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
                   pc.put("client.id", "skewer-" + id + "-hotkeys");
@@ -187,7 +196,8 @@ public final class MergeVerticle extends VerticleBase {
                           new KafkaProducer<>(
                               pc, new ByteArraySerializer(), new ByteArraySerializer()),
                           settings.hotKeys().topic(),
-                          hazelcast);
+                          hazelcast,
+                          JobNames.of(job).hotKeysMap());
                 }
                 return Map.entry(p, sources);
               } catch (RuntimeException e) {
@@ -219,6 +229,7 @@ public final class MergeVerticle extends VerticleBase {
                   settings.groupId(),
                   sourcePartitions);
               ready = true;
+              readinessTimer = vertx.setPeriodic(READINESS_INTERVAL_MS, t -> updateReadiness());
               if (publisher != null) {
                 fanout = new FanoutPolicy(settings.hotKeys().policy(), sourcePartitions, clock);
                 hotKeyTimer = vertx.setPeriodic(1_000, t -> hotKeyTick());
@@ -435,7 +446,11 @@ public final class MergeVerticle extends VerticleBase {
                     r,
                     (md, e) -> {
                       pending.decrementAndGet();
-                      if (e != null) {
+                      if (e == null) {
+                        failingSends.set(0);
+                        resultsWritten.incrementAndGet();
+                      } else {
+                        failingSends.incrementAndGet();
                         sendFailures.incrementAndGet();
                         lostSend.set(true);
                         LOG.error(
@@ -443,8 +458,6 @@ public final class MergeVerticle extends VerticleBase {
                             settings.coordinatorId(),
                             r.topic(),
                             e);
-                      } else {
-                        resultsWritten.incrementAndGet();
                       }
                     });
               }
@@ -484,7 +497,9 @@ public final class MergeVerticle extends VerticleBase {
                 hazelcast == null
                     ? List.<HotKeyReport>of()
                     : HotKeyReport.decodeAll(
-                        hazelcast.<String, byte[]>getMap(HotKeyReport.MAP_NAME).values()),
+                        hazelcast
+                            .<String, byte[]>getMap(JobNames.of(job).hotKeyReportsMap())
+                            .values()),
             false)
         .compose(
             reports -> {
@@ -544,6 +559,7 @@ public final class MergeVerticle extends VerticleBase {
    */
   private void onAssigned(Set<TopicPartition> assigned) {
     LOG.info("coordinator={} assigned {}", settings.coordinatorId(), assigned);
+    joined = true;
     for (TopicPartition tp : assigned) {
       assignedByKafka.add(tp.partition());
       if (!owned.containsKey(tp.partition())) {
@@ -687,7 +703,9 @@ public final class MergeVerticle extends VerticleBase {
             if (lostSend.compareAndSet(true, false) && !stopping) {
               rewind();
             }
-          } else if (!ar.result()) {
+          } else if (ar.result()) {
+            commitOffset(o.partition, cp.nextOffset());
+          } else {
             LOG.warn(
                 "coordinator={} partition={} epoch={} is owned by a newer epoch: fenced",
                 settings.coordinatorId(),
@@ -708,9 +726,82 @@ public final class MergeVerticle extends VerticleBase {
         });
   }
 
-  /** Whether the verticle has subscribed and polls. */
+  /**
+   * Commits {@code nextOffset} of a partials partition this coordinator still owns, after a
+   * successful checkpoint, so that Kafka tools, exporters and autoscalers see the group's lag.
+   * Recovery never reads it: the checkpoint holds the offset that counts.
+   */
+  private void commitOffset(int partition, long nextOffset) {
+    if (stopping || !assignedByKafka.contains(partition)) {
+      return;
+    }
+    consumer
+        .commit(
+            Map.of(
+                new TopicPartition(job.topics().partials(), partition),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(nextOffset)))
+        .onFailure(
+            e ->
+                LOG.debug(
+                    "coordinator={} commit of partition {} offset {} failed: {}",
+                    settings.coordinatorId(),
+                    partition,
+                    nextOffset,
+                    e.toString()));
+  }
+
+  /** Recomputes {@link #readiness()} on the event loop. */
+  private void updateReadiness() {
+    if (stopping || !ready) {
+      readiness = Readiness.down(stopping ? "stopping" : "not subscribed yet");
+      return;
+    }
+    if (!joined) {
+      readiness = Readiness.down("waiting for the consumer group to assign partitions");
+      return;
+    }
+    List<Integer> waiting = new ArrayList<>();
+    for (int q : assignedByKafka) {
+      Owned o = owned.get(q);
+      if (o == null || !o.ready) {
+        waiting.add(q);
+      }
+    }
+    if (!waiting.isEmpty()) {
+      java.util.Collections.sort(waiting);
+      readiness =
+          Readiness.down("partitions " + waiting + " of the partials topic not restored yet");
+      return;
+    }
+    long failing = failingSends.get();
+    if (failing > 0) {
+      readiness = Readiness.down(failing + " produced results failed since the last success");
+      return;
+    }
+    readiness = Readiness.up(assignedByKafka.size() + " partitions restored and consuming");
+  }
+
+  /**
+   * Ready when subscribed, the group has assigned partitions (possibly none), every assigned
+   * partition is restored and consuming, and produces succeed. Safe to read from any thread.
+   */
+  public Readiness readiness() {
+    return readiness;
+  }
+
+  /** Whether {@link #readiness()} is ready (what {@code /health/ready} answers 200 to). */
   public boolean ready() {
-    return ready && !stopping;
+    return readiness.ready();
+  }
+
+  /** The Kafka consumer of the partials topic (for metrics binders). */
+  public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafkaConsumer() {
+    return consumer.unwrap();
+  }
+
+  /** The Kafka producer of results (for metrics binders). */
+  public org.apache.kafka.clients.producer.Producer<byte[], byte[]> kafkaProducer() {
+    return producer;
   }
 
   /** Partials partitions owned now. */
@@ -734,6 +825,10 @@ public final class MergeVerticle extends VerticleBase {
     }
     stopping = true;
     ready = false;
+    readiness = Readiness.down("stopping");
+    if (readinessTimer >= 0) {
+      vertx.cancelTimer(readinessTimer);
+    }
     if (metadataTimer >= 0) {
       vertx.cancelTimer(metadataTimer);
     }

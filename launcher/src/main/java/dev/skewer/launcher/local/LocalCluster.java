@@ -9,6 +9,7 @@ import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.node.NodeRuntime;
@@ -42,8 +43,11 @@ public final class LocalCluster implements AutoCloseable {
   private final List<HazelcastInstance> members = new ArrayList<>();
   private final List<CheckpointStore> stores = new ArrayList<>();
   private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
+  private final JobNames names;
 
-  private LocalCluster() {}
+  private LocalCluster(JobNames names) {
+    this.names = names;
+  }
 
   /**
    * Starts the processes.
@@ -85,7 +89,7 @@ public final class LocalCluster implements AutoCloseable {
       Clock clock,
       HotKeySettings hotKeys)
       throws Exception {
-    LocalCluster cluster = new LocalCluster();
+    LocalCluster cluster = new LocalCluster(JobNames.of(job));
     try {
       List<Integer> ports = new ArrayList<>();
       List<String> memberList = new ArrayList<>();
@@ -146,10 +150,10 @@ public final class LocalCluster implements AutoCloseable {
     }
     HazelcastInstance hz =
         HazelcastMembers.start(
-            ClusterSettings.loopback(
-                ClusterSettings.DEFAULT_CLUSTER_NAME, ports.get(index), memberList),
+            ClusterSettings.loopback(names.hazelcastClusterName(), ports.get(index), memberList),
             name,
-            role);
+            role,
+            names.jobName());
     members.add(hz);
     return hz;
   }
@@ -160,7 +164,7 @@ public final class LocalCluster implements AutoCloseable {
       return sharedStore;
     }
     CheckpointStore store =
-        HazelcastCheckpointStore.create(hz, kafka, HazelcastCheckpointStore.DEFAULT_TOPIC);
+        HazelcastCheckpointStore.create(hz, kafka, names, names.checkpointsTopic(), true);
     stores.add(store);
     return store;
   }

@@ -6,7 +6,9 @@ import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.event.DecodedEvent;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.event.EventDecoder;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.window.WindowAssigner;
 import dev.skewer.core.wire.WireCodec;
@@ -39,6 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -100,6 +103,12 @@ public final class IngestVerticle extends VerticleBase {
   private final Set<Integer> owned = ConcurrentHashMap.newKeySet(); // readable from any thread
   private final Set<Integer> assignedByKafka = new java.util.HashSet<>(); // the group's word
   private long tickTimer = -1;
+  // readiness and offset commits (ops): a self-contained piece, see readiness() and commitOffset()
+  private static final long READINESS_INTERVAL_MS = 100;
+  private long readinessTimer = -1;
+  private boolean joined; // the group assigned partitions at least once (possibly none)
+  private final AtomicLong failingSends = new AtomicLong(); // failures since the last success
+  private volatile Readiness readiness = Readiness.down("starting");
   private long checkpointTimer = -1;
   private long reportTimer = -1;
   private org.apache.kafka.common.Metric connectionCount; // the consumer's, found lazily
@@ -179,9 +188,9 @@ public final class IngestVerticle extends VerticleBase {
     Gauge.builder(NodeMetrics.OPEN_KEY_WINDOWS, openKeyWindows, AtomicLong::get)
         .tag("node", node)
         .register(registry);
-    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag("node", node)
-        .baseUnit("milliseconds")
+        .baseUnit("seconds")
         .register(registry);
 
     Map<String, Object> consumerConfig =
@@ -234,6 +243,7 @@ public final class IngestVerticle extends VerticleBase {
                   settings.groupId(),
                   partialsPartitions);
               tickTimer = vertx.setPeriodic(settings.tickInterval().toMillis(), id -> tick());
+              readinessTimer = vertx.setPeriodic(READINESS_INTERVAL_MS, id -> updateReadiness());
               checkpointTimer =
                   vertx.setPeriodic(
                       settings.checkpointInterval().toMillis(), id -> checkpointAll());
@@ -533,7 +543,10 @@ public final class IngestVerticle extends VerticleBase {
                     r,
                     (md, e) -> {
                       pending.decrementAndGet();
-                      if (e != null) {
+                      if (e == null) {
+                        failingSends.set(0);
+                      } else {
+                        failingSends.incrementAndGet();
                         sendFailures.incrementAndGet();
                         lostSend.set(true);
                         LOG.error(
@@ -574,7 +587,8 @@ public final class IngestVerticle extends VerticleBase {
     vertx
         .executeBlocking(
             () -> {
-              com.hazelcast.map.IMap<String, byte[]> map = hazelcast.getMap(HotKeyReport.MAP_NAME);
+              com.hazelcast.map.IMap<String, byte[]> map =
+                  hazelcast.getMap(JobNames.of(job).hotKeyReportsMap());
               reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
               return null;
             },
@@ -593,6 +607,7 @@ public final class IngestVerticle extends VerticleBase {
    */
   private void onAssigned(Set<TopicPartition> assigned) {
     LOG.info("node={} assigned {}", settings.nodeId(), assigned);
+    joined = true;
     for (TopicPartition tp : assigned) {
       assignedByKafka.add(tp.partition());
       if (!partitions.containsKey(tp.partition())) {
@@ -757,7 +772,9 @@ public final class IngestVerticle extends VerticleBase {
             if (lostSend.compareAndSet(true, false) && !stopping) {
               rewind();
             }
-          } else if (!ar.result()) {
+          } else if (ar.result()) {
+            commitOffset(ps.partition, cp.nextOffset());
+          } else {
             LOG.warn(
                 "node={} partition={} epoch={} is owned by a newer epoch: fenced, state dropped",
                 settings.nodeId(),
@@ -782,6 +799,78 @@ public final class IngestVerticle extends VerticleBase {
     return saved;
   }
 
+  /**
+   * Commits {@code nextOffset} of a partition this node still owns, after a successful checkpoint,
+   * so that Kafka tools, exporters and autoscalers see the group's lag. Recovery never reads it:
+   * the checkpoint holds the offset that counts.
+   */
+  private void commitOffset(int partition, long nextOffset) {
+    if (stopping || !assignedByKafka.contains(partition)) {
+      return;
+    }
+    consumer
+        .commit(
+            Map.of(
+                new TopicPartition(job.topics().events(), partition),
+                new OffsetAndMetadata(nextOffset)))
+        .onFailure(
+            e ->
+                LOG.debug(
+                    "node={} commit of partition {} offset {} failed: {}",
+                    settings.nodeId(),
+                    partition,
+                    nextOffset,
+                    e.toString()));
+  }
+
+  /** Recomputes {@link #readiness()} on the event loop. */
+  private void updateReadiness() {
+    if (stopping) {
+      readiness = Readiness.down("stopping");
+      return;
+    }
+    if (!joined) {
+      readiness = Readiness.down("waiting for the consumer group to assign partitions");
+      return;
+    }
+    List<Integer> waiting = new ArrayList<>();
+    for (int p : assignedByKafka) {
+      PartitionState ps = partitions.get(p);
+      if (ps == null || !ps.ready) {
+        waiting.add(p);
+      }
+    }
+    if (!waiting.isEmpty()) {
+      java.util.Collections.sort(waiting);
+      readiness = Readiness.down("partitions " + waiting + " of the events topic not restored yet");
+      return;
+    }
+    long failing = failingSends.get();
+    if (failing > 0) {
+      readiness = Readiness.down(failing + " produced records failed since the last success");
+      return;
+    }
+    readiness = Readiness.up(assignedByKafka.size() + " partitions restored and consuming");
+  }
+
+  /**
+   * Ready when the group has assigned partitions (possibly none), every assigned partition is
+   * restored and consuming, and produces succeed. Safe to read from any thread.
+   */
+  public Readiness readiness() {
+    return readiness;
+  }
+
+  /** The Kafka consumer of the events topic (for metrics binders; its metrics are thread-safe). */
+  public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafkaConsumer() {
+    return consumer.unwrap();
+  }
+
+  /** The Kafka producer of partials and side outputs (for metrics binders). */
+  public org.apache.kafka.clients.producer.Producer<byte[], byte[]> kafkaProducer() {
+    return producer;
+  }
+
   /** Source partitions this verticle owns now. */
   public Set<Integer> ownedPartitions() {
     return Set.copyOf(owned);
@@ -798,8 +887,12 @@ public final class IngestVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     stopping = true;
+    readiness = Readiness.down("stopping");
     if (tickTimer >= 0) {
       vertx.cancelTimer(tickTimer);
+    }
+    if (readinessTimer >= 0) {
+      vertx.cancelTimer(readinessTimer);
     }
     if (checkpointTimer >= 0) {
       vertx.cancelTimer(checkpointTimer);
