@@ -80,7 +80,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
                 hazelcast,
                 names.hotKeysMap(),
                 registry,
-                merge::ready,
+                merge::readiness,
                 merge::hotKeyStatus);
     List<AutoCloseable> meters = new ArrayList<>();
     try {

@@ -7,6 +7,7 @@ import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.topk.TopKEntry;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.TopKView;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyTable;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,7 +20,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +51,7 @@ public final class ApiVerticle extends VerticleBase {
   private final HazelcastInstance hazelcast; // may be null
   private final String hotKeysMap;
   private final MeterRegistry registry;
-  private final BooleanSupplier ready;
+  private final Supplier<Readiness> readiness;
   private final java.util.function.Supplier<java.util.List<HotKeyStatus>> localHotKeys;
   private HttpServer server;
 
@@ -66,7 +67,7 @@ public final class ApiVerticle extends VerticleBase {
       HazelcastInstance hazelcast,
       String hotKeysMap,
       MeterRegistry registry,
-      BooleanSupplier ready,
+      Supplier<Readiness> readiness,
       java.util.function.Supplier<java.util.List<HotKeyStatus>> localHotKeys) {
     this.host = host;
     this.port = port;
@@ -75,7 +76,7 @@ public final class ApiVerticle extends VerticleBase {
     this.hazelcast = hazelcast;
     this.hotKeysMap = hotKeysMap;
     this.registry = registry;
-    this.ready = ready;
+    this.readiness = readiness;
     this.localHotKeys = localHotKeys;
   }
 
@@ -87,8 +88,13 @@ public final class ApiVerticle extends VerticleBase {
         .get("/health/ready")
         .handler(
             rc -> {
-              boolean ok = ready.getAsBoolean();
-              json(rc, ok ? 200 : 503, new JsonObject().put("status", ok ? "UP" : "DOWN"));
+              Readiness r = readiness.get();
+              json(
+                  rc,
+                  r.ready() ? 200 : 503,
+                  new JsonObject()
+                      .put("status", r.ready() ? "UP" : "DOWN")
+                      .put("detail", r.detail()));
             });
     router.get("/api/v1/topk").handler(this::topK);
     router.get("/api/v1/cluster").handler(this::cluster);

@@ -2,6 +2,7 @@ package dev.skewer.launcher.cli;
 
 import dev.skewer.core.job.JobSpecException;
 import dev.skewer.core.kafka.MissingTopicException;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
@@ -42,6 +43,17 @@ public final class CliErrors implements IExecutionExceptionHandler {
       }
       if (t instanceof MissingTopicException e) {
         cl.getErr().println(command + ": " + e.getMessage());
+        return STARTUP;
+      }
+    }
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      if (t instanceof KafkaException e) {
+        // an unreachable or refusing broker: what failed, without the stack
+        StringBuilder why = new StringBuilder(String.valueOf(e.getMessage()));
+        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+          why.append(": ").append(c.getMessage());
+        }
+        cl.getErr().println(command + ": Kafka: " + why);
         return STARTUP;
       }
     }
