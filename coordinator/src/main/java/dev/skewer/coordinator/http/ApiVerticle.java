@@ -195,6 +195,7 @@ public final class ApiVerticle extends VerticleBase {
               .put("uuid", m.getUuid().toString())
               .put("name", m.getAttribute("skewer.name"))
               .put("role", m.getAttribute("skewer.role"))
+              .put("job", m.getAttribute("skewer.job"))
               .put("local", m.localMember()));
     }
     json(
