@@ -90,6 +90,15 @@ public final class HotKeyPublisher implements AutoCloseable {
     this.mapName = mapName;
   }
 
+  /** As the constructor, but {@link #close} also closes {@code producer}. */
+  public static HotKeyPublisher owning(
+      Producer<byte[], byte[]> producer,
+      String topic,
+      HazelcastInstance hazelcast,
+      String mapName) {
+    return new HotKeyPublisher(producer, true, topic, hazelcast, mapName);
+  }
+
   /**
    * A publisher with its own idempotent producer on {@code bootstrap} (closed by {@link #close}).
    */

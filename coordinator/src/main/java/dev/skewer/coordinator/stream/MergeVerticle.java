@@ -192,7 +192,7 @@ public final class MergeVerticle extends VerticleBase {
                   Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
                   pc.put("client.id", "skewer-" + id + "-hotkeys");
                   publisher =
-                      new HotKeyPublisher(
+                      HotKeyPublisher.owning(
                           new KafkaProducer<>(
                               pc, new ByteArraySerializer(), new ByteArraySerializer()),
                           settings.hotKeys().topic(),
@@ -217,7 +217,16 @@ public final class MergeVerticle extends VerticleBase {
                       new ByteArrayDeserializer());
               consumer.partitionsAssignedHandler(this::onAssigned);
               consumer.partitionsRevokedHandler(this::onRevoked);
-              consumer.exceptionHandler(e -> LOG.warn("coordinator={} consumer error", id, e));
+              consumer.exceptionHandler(
+                  e -> {
+                    if (e instanceof org.apache.kafka.common.errors.RebalanceInProgressException
+                        || e instanceof org.apache.kafka.clients.consumer.CommitFailedException) {
+                      // an offset commit raced a rebalance: the next checkpoint commits again
+                      LOG.debug("coordinator={} offset commit skipped: {}", id, e.toString());
+                    } else {
+                      LOG.warn("coordinator={} consumer error", id, e);
+                    }
+                  });
               return consumer.subscribe(Set.of(job.topics().partials()));
             })
         .onSuccess(

@@ -20,10 +20,12 @@ public final class ProcessMetrics {
 
   /**
    * Binds the JVM meters to {@code registry}; close the result when the process stops (it removes
-   * the garbage-collection listeners). Binding twice to one registry is harmless: the second
-   * binding finds the meters already registered.
+   * the garbage-collection listeners). A registry that has them already is left as it is.
    */
   public static AutoCloseable bindJvm(MeterRegistry registry) {
+    if (registry.find("jvm.classes.loaded").gauge() != null) {
+      return () -> {}; // bound already (several stages sharing one registry in one JVM)
+    }
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);

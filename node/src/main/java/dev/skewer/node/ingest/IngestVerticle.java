@@ -231,7 +231,16 @@ public final class IngestVerticle extends VerticleBase {
                       new ByteArrayDeserializer());
               consumer.partitionsAssignedHandler(this::onAssigned);
               consumer.partitionsRevokedHandler(this::onRevoked);
-              consumer.exceptionHandler(e -> LOG.warn("node={} consumer error", node, e));
+              consumer.exceptionHandler(
+                  e -> {
+                    if (e instanceof org.apache.kafka.common.errors.RebalanceInProgressException
+                        || e instanceof org.apache.kafka.clients.consumer.CommitFailedException) {
+                      // an offset commit raced a rebalance: the next checkpoint commits again
+                      LOG.debug("node={} offset commit skipped: {}", node, e.toString());
+                    } else {
+                      LOG.warn("node={} consumer error", node, e);
+                    }
+                  });
               return consumer.subscribe(Set.of(job.topics().events()));
             })
         .onSuccess(
