@@ -45,6 +45,7 @@ final class OrderedSender {
   private final Set<Future<Void>> unacknowledgedBatches = new HashSet<>();
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong failuresSinceSuccess = new AtomicLong();
   private List<Outgoing> buffer = new ArrayList<>();
   private Future<?> last = Future.succeededFuture();
 
@@ -82,6 +83,8 @@ final class OrderedSender {
                       (metadata, e) -> {
                         if (e != null) {
                           failed(o, e);
+                        } else {
+                          failuresSinceSuccess.set(0);
                         }
                         done(left, acknowledged);
                       });
@@ -104,6 +107,7 @@ final class OrderedSender {
 
   private void failed(Outgoing o, Exception e) {
     failures.incrementAndGet();
+    failuresSinceSuccess.incrementAndGet();
     o.origin().failed(e);
   }
 
@@ -125,6 +129,11 @@ final class OrderedSender {
   /** Records the producer failed, ever. Thread-safe. */
   long failures() {
     return failures.get();
+  }
+
+  /** Records the producer failed since it last acknowledged one. Thread-safe. */
+  long failuresSinceSuccess() {
+    return failuresSinceSuccess.get();
   }
 
   /** Completes when everything dispatched so far has been handed to the producer. */

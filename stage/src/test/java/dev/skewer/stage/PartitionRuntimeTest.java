@@ -277,7 +277,7 @@ class PartitionRuntimeTest {
           .until(
               () ->
                   !h.runtime.readiness().ready()
-                      && h.runtime.readiness().reason().contains("failing"));
+                      && h.runtime.readiness().detail().contains("failing"));
       Thread.sleep(1_500);
       double rewinds = h.registry.get(StageMetrics.REWINDS).counter().count();
       assertThat(rewinds).isBetween(2.0, 4.0); // no fast loop: 0 s, 1 s, 2 s, 4 s ... apart

@@ -8,6 +8,7 @@ import dev.skewer.coordinator.query.BadParameter;
 import dev.skewer.coordinator.query.NotFound;
 import dev.skewer.coordinator.query.QueryService;
 import dev.skewer.coordinator.query.QuerySettings;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyTable;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,35 +71,42 @@ public final class ApiVerticle extends VerticleBase {
   /** Where the OpenAPI document is on the classpath. */
   public static final String OPENAPI_RESOURCE = "/dev/skewer/coordinator/http/openapi.json";
 
-  private final int port;
   private final String host;
+  private final int port;
   private final QuerySettings query;
   private final QueryService service;
   private final HazelcastInstance hazelcast; // may be null
+  private final String hotKeysMap;
   private final MeterRegistry registry;
-  private final BooleanSupplier ready;
+  private final Supplier<Readiness> readiness;
   private final Supplier<List<HotKeyStatus>> localHotKeys;
   private final byte[] tokenDigest; // null: open
   private String openApi;
   private HttpServer server;
   private WorkerExecutor workers; // the API's own: never queued behind the merge stage's I/O
 
+  /**
+   * @param host the address to bind
+   * @param hotKeysMap the job's Hazelcast map of the published hot-key table
+   */
   public ApiVerticle(
-      int port,
       String host,
+      int port,
       QuerySettings query,
       QueryService service,
       HazelcastInstance hazelcast,
+      String hotKeysMap,
       MeterRegistry registry,
-      BooleanSupplier ready,
+      Supplier<Readiness> readiness,
       Supplier<List<HotKeyStatus>> localHotKeys) {
     this.port = port;
     this.host = host == null ? "0.0.0.0" : host;
     this.query = query;
     this.service = service;
     this.hazelcast = hazelcast;
+    this.hotKeysMap = hotKeysMap;
     this.registry = registry;
-    this.ready = ready;
+    this.readiness = readiness;
     this.localHotKeys = localHotKeys;
     this.tokenDigest = query.apiToken() == null ? null : sha256(query.apiToken());
   }
@@ -123,8 +130,13 @@ public final class ApiVerticle extends VerticleBase {
         .get("/health/ready")
         .handler(
             rc -> {
-              boolean ok = ready.getAsBoolean();
-              json(rc, ok ? 200 : 503, new JsonObject().put("status", ok ? "UP" : "DOWN"));
+              Readiness r = readiness.get();
+              json(
+                  rc,
+                  r.ready() ? 200 : 503,
+                  new JsonObject()
+                      .put("status", r.ready() ? "UP" : "DOWN")
+                      .put("detail", r.detail()));
             });
     router.get("/metrics").handler(this::metrics);
     router.get("/").handler(rc -> rc.redirect("/dashboard/"));
@@ -259,6 +271,7 @@ public final class ApiVerticle extends VerticleBase {
               .put("uuid", m.getUuid().toString())
               .put("name", m.getAttribute("skewer.name"))
               .put("role", m.getAttribute("skewer.role"))
+              .put("job", m.getAttribute("skewer.job"))
               .put("local", m.localMember()));
     }
     return new JsonObject()
@@ -270,7 +283,9 @@ public final class ApiVerticle extends VerticleBase {
   private JsonObject hotKeys(Map<String, List<String>> params) {
     QueryService.checkParameters(params, Set.of());
     HotKeyTable table =
-        hazelcast == null ? HotKeyTable.EMPTY : HotKeyPublisher.readHazelcast(hazelcast);
+        hazelcast == null
+            ? HotKeyTable.EMPTY
+            : HotKeyPublisher.readHazelcast(hazelcast, hotKeysMap);
     JsonArray hot = new JsonArray();
     for (HotKey h : table.entries()) {
       hot.add(

@@ -32,6 +32,7 @@ public final class NodeLoad {
   static final long GROUP_REFRESH_MS = 5_000;
 
   private final HazelcastInstance hazelcast; // null: no reports
+  private final String reportsMap;
   private final Supplier<Admin> admin;
   private final String nodeGroup;
   private final String eventsTopic;
@@ -40,16 +41,19 @@ public final class NodeLoad {
   private long ownersAtMs = Long.MIN_VALUE;
 
   /**
+   * @param reportsMap the job's Hazelcast map of the nodes' hot-key reports
    * @param admin gives the admin client (created lazily, owned by the caller)
    * @param nodeGroup the nodes' consumer group
    */
   public NodeLoad(
       HazelcastInstance hazelcast,
+      String reportsMap,
       Supplier<Admin> admin,
       String nodeGroup,
       String eventsTopic,
       Clock clock) {
     this.hazelcast = hazelcast;
+    this.reportsMap = reportsMap;
     this.admin = admin;
     this.nodeGroup = nodeGroup;
     this.eventsTopic = eventsTopic;
@@ -74,7 +78,7 @@ public final class NodeLoad {
     Map<Integer, String> who = owners();
     List<PartitionLoad> out = new ArrayList<>();
     for (HotKeyReport r :
-        HotKeyReport.decodeAll(hazelcast.<String, byte[]>getMap(HotKeyReport.MAP_NAME).values())) {
+        HotKeyReport.decodeAll(hazelcast.<String, byte[]>getMap(reportsMap).values())) {
       out.add(
           new PartitionLoad(
               r.partition(),

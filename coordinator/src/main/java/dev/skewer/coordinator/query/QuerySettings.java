@@ -12,14 +12,14 @@ import java.util.Objects;
  *     <token>}; null or blank: open
  * @param corsOrigin when set, the one origin allowed to call the API from a browser; null: no CORS
  *     headers (browsers refuse cross-origin calls)
- * @param nodeGroup the nodes' consumer group (who owns which source partition)
+ * @param nodeGroup the nodes' consumer group (who owns which source partition); null: the job's
+ *     default ({@code JobNames.nodesGroup()})
  */
 public record QuerySettings(
     long viewMaxBytes, Duration history, String apiToken, String corsOrigin, String nodeGroup) {
 
   public static final long DEFAULT_VIEW_MAX_BYTES = 64L * 1024 * 1024;
   public static final Duration DEFAULT_HISTORY = Duration.ofHours(1);
-  public static final String DEFAULT_NODE_GROUP = "skewer-nodes";
 
   public QuerySettings {
     if (viewMaxBytes < 1024 * 1024) {
@@ -31,7 +31,6 @@ public record QuerySettings(
     }
     apiToken = apiToken == null || apiToken.isBlank() ? null : apiToken;
     corsOrigin = corsOrigin == null || corsOrigin.isBlank() ? null : corsOrigin;
-    nodeGroup = nodeGroup == null ? DEFAULT_NODE_GROUP : nodeGroup;
   }
 
   public static QuerySettings defaults() {

@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.query;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import java.time.Clock;
@@ -45,15 +46,22 @@ public final class QuerySide implements AutoCloseable {
       HazelcastInstance hazelcast,
       Clock clock,
       Supplier<List<StageStatus>> ownStatus) {
+    JobNames names = JobNames.of(job);
     this.kafka = kafka;
     this.view = new ResultsView(settings.viewMaxBytes());
     this.side = new SideOutputStats(job);
     StageStatusStore stages =
         hazelcast != null
-            ? StageStatusStore.hazelcast(hazelcast, job.name())
+            ? StageStatusStore.hazelcast(hazelcast, names.stageStatusMap())
             : StageStatusStore.inMemory(clock);
     NodeLoad load =
-        new NodeLoad(hazelcast, this::admin, settings.nodeGroup(), job.topics().events(), clock);
+        new NodeLoad(
+            hazelcast,
+            names.hotKeyReportsMap(),
+            this::admin,
+            settings.nodeGroup() == null ? names.nodesGroup() : settings.nodeGroup(),
+            job.topics().events(),
+            clock);
     this.service = new QueryService(job, view, side, stages, load, clock);
     this.consumer =
         new ViewConsumer(

@@ -23,11 +23,9 @@ public interface StageStatusStore {
   /** The freshest status of every partition that has one, by partition. */
   Map<Integer, StageStatus> all();
 
-  /**
-   * A store in a Hazelcast map named {@code skewer.stage.<job>}: one write per partition a second.
-   */
-  static StageStatusStore hazelcast(HazelcastInstance hazelcast, String jobName) {
-    IMap<Integer, String> map = hazelcast.getMap("skewer.stage." + jobName);
+  /** A store in the Hazelcast map {@code mapName}: one write per partition a second. */
+  static StageStatusStore hazelcast(HazelcastInstance hazelcast, String mapName) {
+    IMap<Integer, String> map = hazelcast.getMap(mapName);
     return new StageStatusStore() {
       @Override
       public void publish(Collection<StageStatus> statuses) {

@@ -10,13 +10,14 @@ import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
-import dev.skewer.stage.Readiness;
 import dev.skewer.stage.StageSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -102,9 +103,9 @@ public final class CoordinatorVerticle extends VerticleBase {
     Gauge.builder(CoordinatorMetrics.HELD_PARTIALS, heldPartials, AtomicLong::get)
         .tag("coordinator", id)
         .register(registry);
-    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag("coordinator", id)
-        .baseUnit("milliseconds")
+        .baseUnit("seconds")
         .register(registry);
     ResultWriter results = new ResultWriter(vertx, job, topKStore, registry, id);
     return vertx
@@ -175,15 +176,17 @@ public final class CoordinatorVerticle extends VerticleBase {
             admin,
             settings.hotKeys().topic(),
             job.topics().replicationFactor(),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            settings.provision());
       }
       Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
       pc.put("client.id", "skewer-" + settings.coordinatorId() + "-hotkeys");
       publisher =
-          new HotKeyPublisher(
+          HotKeyPublisher.owning(
               new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
               settings.hotKeys().topic(),
-              hazelcast);
+              hazelcast,
+              JobNames.of(job).hotKeysMap());
     }
     return sources;
   }
@@ -290,7 +293,9 @@ public final class CoordinatorVerticle extends VerticleBase {
                 hazelcast == null
                     ? List.<HotKeyReport>of()
                     : HotKeyReport.decodeAll(
-                        hazelcast.<String, byte[]>getMap(HotKeyReport.MAP_NAME).values()),
+                        hazelcast
+                            .<String, byte[]>getMap(JobNames.of(settings.job()).hotKeyReportsMap())
+                            .values()),
             false)
         .compose(
             reports -> {
@@ -340,6 +345,16 @@ public final class CoordinatorVerticle extends VerticleBase {
   /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */
   public List<HotKeyStatus> hotKeyStatus() {
     return hotKeyStatus;
+  }
+
+  /** The stage's Kafka consumer once started (for client metrics), else null. */
+  public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafkaConsumer() {
+    return runtime == null ? null : runtime.consumer();
+  }
+
+  /** The stage's Kafka producer once started (for client metrics), else null. */
+  public org.apache.kafka.clients.producer.Producer<byte[], byte[]> kafkaProducer() {
+    return runtime == null ? null : runtime.producer();
   }
 
   /** Whether the coordinator is restored and consuming (thread-safe). */

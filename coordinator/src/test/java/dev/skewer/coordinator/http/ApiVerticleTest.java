@@ -12,6 +12,7 @@ import dev.skewer.coordinator.query.SideOutputStats;
 import dev.skewer.coordinator.query.SourceStatus;
 import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.coordinator.query.StageStatusStore;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.job.JobSpec;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -111,13 +112,14 @@ class ApiVerticleTest {
   private int deploy(QuerySettings settings, QueryService service) throws Exception {
     ApiVerticle api =
         new ApiVerticle(
-            0,
             "127.0.0.1",
+            0,
             settings,
             service,
             null,
+            "skewer.test.hotkeys",
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-            () -> true,
+            () -> Readiness.up("test"),
             List::of);
     vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
     return api.actualPort();

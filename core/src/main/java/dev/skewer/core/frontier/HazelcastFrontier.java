@@ -2,6 +2,7 @@ package dev.skewer.core.frontier;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.skewer.core.job.JobNames;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -22,9 +23,9 @@ public final class HazelcastFrontier implements Frontier {
     this.map = hazelcast.getMap(mapName);
   }
 
-  /** The frontier of job {@code jobName}: map {@code skewer.<job>.frontier}. */
-  public static HazelcastFrontier forJob(HazelcastInstance hazelcast, String jobName) {
-    return new HazelcastFrontier(hazelcast, "skewer." + jobName + ".frontier");
+  /** The frontier of job {@code job}: map {@link JobNames#frontierMap()}. */
+  public static HazelcastFrontier forJob(HazelcastInstance hazelcast, JobNames job) {
+    return new HazelcastFrontier(hazelcast, job.frontierMap());
   }
 
   @Override

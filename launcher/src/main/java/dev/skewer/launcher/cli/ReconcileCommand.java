@@ -2,7 +2,6 @@ package dev.skewer.launcher.cli;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.reconcile.ExitCode;
 import dev.skewer.reconcile.ReconcileOptions;
 import dev.skewer.reconcile.ReconcileReport;
@@ -16,11 +15,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -42,18 +40,7 @@ public final class ReconcileCommand implements Callable<Integer> {
   @Option(names = "--job", required = true, paramLabel = "FILE", description = "The job file.")
   Path job;
 
-  @Option(
-      names = "--bootstrap",
-      required = true,
-      paramLabel = "HOST:PORT",
-      description = "Kafka bootstrap servers.")
-  String bootstrap;
-
-  @Option(
-      names = {"-X", "--kafka-property"},
-      paramLabel = "KEY=VALUE",
-      description = "Any Kafka client property (e.g. security.protocol=SSL); repeatable.")
-  Map<String, String> kafkaProperties = new LinkedHashMap<>();
+  @Mixin KafkaOptions kafka;
 
   @Option(
       names = "--from",
@@ -74,7 +61,7 @@ public final class ReconcileCommand implements Callable<Integer> {
   @Option(
       names = "--margin",
       paramLabel = "DURATION",
-      converter = DemoCommand.DurationConverter.class,
+      converter = DurationConverter.class,
       description =
           "Read this much further either side, by record timestamp. Default: watermark delay +"
               + " allowed lateness + window size (or session gap) + 1m.")
@@ -143,7 +130,7 @@ public final class ReconcileCommand implements Callable<Integer> {
       Instant f = TimeArgument.parse(from, clock);
       Instant t = TimeArgument.parse(to, clock);
       options =
-          ReconcileOptions.of(spec, new KafkaSettings(bootstrap, Map.copyOf(kafkaProperties)), f, t)
+          ReconcileOptions.of(spec, kafka.settings(), f, t)
               .withMargin(margin)
               .withMemoryBudget(parseSize(memoryBudget), spillDir)
               .withSigmas(sigmas)

@@ -2,7 +2,6 @@ package dev.skewer.launcher.cli;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.reconcile.ExitCode;
 import dev.skewer.reconcile.ResultsReader;
 import dev.skewer.reconcile.TimeArgument;
@@ -10,11 +9,10 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,18 +32,7 @@ public final class ResultsCommand implements Callable<Integer> {
   @Option(names = "--job", required = true, paramLabel = "FILE", description = "The job file.")
   java.nio.file.Path job;
 
-  @Option(
-      names = "--bootstrap",
-      required = true,
-      paramLabel = "HOST:PORT",
-      description = "Kafka bootstrap servers.")
-  String bootstrap;
-
-  @Option(
-      names = {"-X", "--kafka-property"},
-      paramLabel = "KEY=VALUE",
-      description = "Any Kafka client property; repeatable.")
-  Map<String, String> kafkaProperties = new LinkedHashMap<>();
+  @Mixin KafkaOptions kafka;
 
   @Option(names = "--key", paramLabel = "KEY", description = "Only this key.")
   String key;
@@ -103,7 +90,7 @@ public final class ResultsCommand implements Callable<Integer> {
     try {
       results =
           ResultsReader.read(
-              new KafkaSettings(bootstrap, Map.copyOf(kafkaProperties)),
+              kafka.settings(),
               new ResultsReader.Query(t, spec.output().keyField(), key, atMs, includeSuperseded),
               p -> {
                 if (p.elapsed().toSeconds() >= 2) {

@@ -4,14 +4,15 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.hotkey.HotKeyCandidate;
 import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
-import dev.skewer.stage.Readiness;
 import dev.skewer.stage.StageSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -77,9 +78,9 @@ public final class NodeVerticle extends VerticleBase {
     Gauge.builder(NodeMetrics.OPEN_KEY_SLICES, openKeySlices, AtomicLong::get)
         .tag("node", node)
         .register(registry);
-    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag("node", node)
-        .baseUnit("milliseconds")
+        .baseUnit("seconds")
         .register(registry);
     return vertx
         .executeBlocking(() -> partitionsOf(job.topics().partials()))
@@ -201,7 +202,8 @@ public final class NodeVerticle extends VerticleBase {
     vertx
         .executeBlocking(
             () -> {
-              IMap<String, byte[]> map = hazelcast.getMap(HotKeyReport.MAP_NAME);
+              IMap<String, byte[]> map =
+                  hazelcast.getMap(JobNames.of(settings.job()).hotKeyReportsMap());
               reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
               return null;
             },
@@ -217,6 +219,16 @@ public final class NodeVerticle extends VerticleBase {
   /** Records that could not be sent, ever (thread-safe). */
   public long sendFailures() {
     return runtime == null ? 0 : runtime.sendFailures();
+  }
+
+  /** The stage's Kafka consumer once started (for client metrics), else null. */
+  public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafkaConsumer() {
+    return runtime == null ? null : runtime.consumer();
+  }
+
+  /** The stage's Kafka producer once started (for client metrics), else null. */
+  public org.apache.kafka.clients.producer.Producer<byte[], byte[]> kafkaProducer() {
+    return runtime == null ? null : runtime.producer();
   }
 
   /** Whether the node is restored and consuming (thread-safe). */
