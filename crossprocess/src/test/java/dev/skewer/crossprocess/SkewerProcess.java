@@ -1,8 +1,10 @@
 package dev.skewer.crossprocess;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -394,8 +396,8 @@ public final class SkewerProcess implements AutoCloseable {
     try {
       Path guard =
           Path.of(OrphanGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      return Path.of(override).toAbsolutePath() + java.io.File.pathSeparator + guard;
-    } catch (java.net.URISyntaxException e) {
+      return Path.of(override).toAbsolutePath() + File.pathSeparator + guard;
+    } catch (URISyntaxException e) {
       throw new IllegalStateException("cannot locate " + OrphanGuard.class, e);
     }
   }

@@ -1,6 +1,7 @@
 package dev.skewer.devtools;
 
 import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.TumblingWindow;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.launcher.cli.DurationConverter;
 import dev.skewer.launcher.cli.JobResources;
@@ -33,6 +34,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -108,16 +110,16 @@ public final class DemoCommand implements Callable<Integer> {
     PrintStream out = System.out;
     if (System.getenv("SKEWER_LOG_LEVEL") == null) {
       // the live table owns the screen: only warnings and errors from the processes
-      ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dev.skewer"))
+      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.skewer"))
           .setLevel(ch.qos.logback.classic.Level.WARN);
       // the demo sends late and malformed events on purpose: their routing WARN lines are
       // counted in the table and the summary, not printed
       ((ch.qos.logback.classic.Logger)
-              org.slf4j.LoggerFactory.getLogger("dev.skewer.node.ingest.SideOutputs"))
+              LoggerFactory.getLogger("dev.skewer.node.ingest.SideOutputs"))
           .setLevel(ch.qos.logback.classic.Level.ERROR);
       // members and clients saying goodbye to each other at shutdown is not news for a demo
       for (String noisy : new String[] {"org.apache.kafka", "kafka", "com.hazelcast"}) {
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(noisy))
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(noisy))
             .setLevel(ch.qos.logback.classic.Level.ERROR);
       }
     }
@@ -167,14 +169,14 @@ public final class DemoCommand implements Callable<Integer> {
             cluster.httpPort(), cluster.httpPort());
         ExactReference reference =
             ExactReference.of(
-                ((dev.skewer.core.job.TumblingWindow) job.window()).size(),
+                ((TumblingWindow) job.window()).size(),
                 job.watermark().delay(),
                 job.allowedLateness(),
                 job.topics().eventsPartitions(),
                 null);
         Duration lateBy =
             job.allowedLateness()
-                .plus(((dev.skewer.core.job.TumblingWindow) job.window()).size())
+                .plus(((TumblingWindow) job.window()).size())
                 .plus(job.watermark().delay())
                 .plusSeconds(5);
         WorkloadSpec spec =

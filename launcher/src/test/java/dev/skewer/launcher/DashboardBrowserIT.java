@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Assumptions;
@@ -184,8 +185,8 @@ class DashboardBrowserIT {
         for (ExactWindow w : last.subList(0, Math.min(10, last.size()))) {
           expectedTop.add(new JsonArray().add(w.key()).add(w.count()));
         }
-        String late = String.format(java.util.Locale.US, "%,d", reference.late().size());
-        String dlq = String.format(java.util.Locale.US, "%,d", reference.dlq().size());
+        String late = String.format(Locale.US, "%,d", reference.late().size());
+        String dlq = String.format(Locale.US, "%,d", reference.dlq().size());
         await()
             .atMost(Duration.ofSeconds(60))
             .pollInterval(Duration.ofSeconds(1))

@@ -42,6 +42,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -218,8 +219,7 @@ class QueryApiIT {
               double sum = entry.getJsonObject("sum").getDouble("value");
               assertThat(sum)
                   .isCloseTo(
-                      ref.get(entry.getString("key")).sum(),
-                      org.assertj.core.data.Percentage.withPercentage(1e-9));
+                      ref.get(entry.getString("key")).sum(), Percentage.withPercentage(1e-9));
               assertThat(sum).isLessThanOrEqualTo(previous);
               previous = sum;
             }

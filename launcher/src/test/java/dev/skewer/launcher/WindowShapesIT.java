@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -198,7 +199,7 @@ class WindowShapesIT {
                   }
                   return true;
                 });
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
+      } catch (ConditionTimeoutException e) {
         throw new AssertionError(job.name() + ": " + lastDiff[0], e);
       }
       long revisions = 0;

@@ -2,6 +2,7 @@ package dev.skewer.reconcile;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Where a running reconciliation is, reported about once a second while it reads a topic or merges.
@@ -52,7 +53,7 @@ public record ReconcileProgress(
     sb.append(
         String.format(
             "%-11s %,d/%,d (%.0f%%) %,.0f rec/s %ds",
-            phase.name().toLowerCase(java.util.Locale.ROOT),
+            phase.name().toLowerCase(Locale.ROOT),
             done,
             total,
             total == 0 ? 100.0 : 100.0 * done / total,

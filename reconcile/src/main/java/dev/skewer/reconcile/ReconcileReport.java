@@ -1,5 +1,6 @@
 package dev.skewer.reconcile;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -7,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What a reconciliation found: totals, every difference (up to the listing cap), memory use and the
@@ -244,7 +246,7 @@ public record ReconcileReport(
     for (ResultDifference d : differences) {
       ObjectNode o = diffs.addObject();
       o.put("result_key", d.resultKey());
-      o.put("kind", d.kind().name().toLowerCase(java.util.Locale.ROOT));
+      o.put("kind", d.kind().name().toLowerCase(Locale.ROOT));
       o.put("expected_count", d.expectedCount());
       o.put("streamed_count", d.streamedCount());
       o.put("streamed_revision", d.streamedRevision());
@@ -272,7 +274,7 @@ public record ReconcileReport(
     ArrayNode issues = root.putArray("accounting_issues");
     for (AccountingIssue a : accountingIssues) {
       ObjectNode o = issues.addObject();
-      o.put("kind", a.kind().name().toLowerCase(java.util.Locale.ROOT));
+      o.put("kind", a.kind().name().toLowerCase(Locale.ROOT));
       o.put("source_partition", a.sourcePartition());
       o.put("source_offset", a.sourceOffset());
       o.put("detail", a.detail());
@@ -301,7 +303,7 @@ public record ReconcileReport(
   public String toJsonText() {
     try {
       return JSON.writeValueAsString(toJson());
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("a tree of plain nodes always serialises", e);
     }
   }
@@ -393,7 +395,7 @@ public record ReconcileReport(
               "  record p%d@%d %s: %s%n",
               a.sourcePartition(),
               a.sourceOffset(),
-              a.kind().name().toLowerCase(java.util.Locale.ROOT),
+              a.kind().name().toLowerCase(Locale.ROOT),
               a.detail()));
     }
     for (String w : warnings) {
@@ -416,7 +418,7 @@ public record ReconcileReport(
 
   private static String describe(ResultDifference d) {
     StringBuilder sb = new StringBuilder();
-    sb.append(d.kind().name().toLowerCase(java.util.Locale.ROOT)).append(' ').append(d.resultKey());
+    sb.append(d.kind().name().toLowerCase(Locale.ROOT)).append(' ').append(d.resultKey());
     switch (d.kind()) {
       case MISSING -> sb.append(": expected ").append(d.expectedCount()).append(" events");
       case UNEXPECTED -> sb.append(": streamed ").append(d.streamedCount()).append(" events");

@@ -13,6 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -228,7 +231,7 @@ public final class Reconciler {
             admin
                 .describeTopics(List.of(options.job().topics().results()))
                 .allTopicNames()
-                .get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
                 .get(options.job().topics().results())
                 .partitions()
                 .size();
@@ -237,11 +240,8 @@ public final class Reconciler {
                 .configs(
                     Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
         try {
-          admin
-              .createTopics(List.of(t))
-              .all()
-              .get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+          admin.createTopics(List.of(t)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
           if (!(e.getCause() instanceof TopicExistsException)) {
             throw new IllegalStateException(
                 "cannot create the corrections topic '" + topic + "': " + e.getCause(), e);
@@ -250,7 +250,7 @@ public final class Reconciler {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while creating topic " + topic, e);
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      } catch (ExecutionException | TimeoutException e) {
         throw new IllegalStateException(
             "cannot describe the results topic '"
                 + options.job().topics().results()

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -122,10 +123,7 @@ public final class ResultsReader {
     return q.includeSuperseded() || r.supersededBy() == null;
   }
 
-  private static Result parse(
-      String resultKey,
-      org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r,
-      String keyField) {
+  private static Result parse(String resultKey, ConsumerRecord<byte[], byte[]> r, String keyField) {
     JsonNode root;
     try {
       root = JSON.readTree(r.value());

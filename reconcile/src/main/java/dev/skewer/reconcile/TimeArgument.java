@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
@@ -56,7 +57,7 @@ public final class TimeArgument {
       if (t.length() == 10) {
         return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
       }
-      return java.time.OffsetDateTime.parse(t).toInstant();
+      return OffsetDateTime.parse(t).toInstant();
     } catch (DateTimeParseException | IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "'"

@@ -30,12 +30,15 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -246,7 +249,7 @@ class ReconcileIT {
                 last[0] = Reconciler.run(options, null);
                 return last[0].exitCode() == ExitCode.MATCH;
               });
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
+    } catch (ConditionTimeoutException e) {
       throw new AssertionError(
           last[0] == null ? "no report" : last[0].summaryTable() + last[0].toJsonText(), e);
     }
@@ -423,7 +426,7 @@ class ReconcileIT {
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       producer
           .send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value))
-          .get(30, java.util.concurrent.TimeUnit.SECONDS);
+          .get(30, TimeUnit.SECONDS);
     }
   }
 
@@ -439,8 +442,7 @@ class ReconcileIT {
     return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  private final java.util.concurrent.atomic.AtomicReference<Exception> sendFailure =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
 
   private void send(
       KafkaProducer<byte[], byte[]> producer, String topic, int partition, long t, String json) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -132,6 +133,6 @@ class AggregateCodecFuzzTest {
   }
 
   private static String hex(byte[] b) {
-    return java.util.HexFormat.of().formatHex(b);
+    return HexFormat.of().formatHex(b);
   }
 }

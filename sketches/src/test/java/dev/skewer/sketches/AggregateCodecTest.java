@@ -7,6 +7,7 @@ import dev.skewer.sketches.Events.Event;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import net.jqwik.api.ForAll;
@@ -109,9 +110,9 @@ class AggregateCodecTest {
       assertThat(AggregateCodec.encode(reread)).as(f[0]).isEqualTo(again);
       if (!a.spec().frequencies() || a.frequencySketch().isExact()) {
         // without heavy-hitter candidates the body is the same bytes
-        assertThat(java.util.Arrays.copyOfRange(again, 1, again.length))
+        assertThat(Arrays.copyOfRange(again, 1, again.length))
             .as(f[0])
-            .isEqualTo(java.util.Arrays.copyOfRange(bytes, 1, bytes.length));
+            .isEqualTo(Arrays.copyOfRange(bytes, 1, bytes.length));
       }
     }
   }
@@ -135,7 +136,7 @@ class AggregateCodecTest {
     byte[] valid = AggregateCodec.encode(Aggregate.empty(SketchSpec.countsOnly(0).withDistinct()));
     int hllLengthAt = valid.length - 1 - 8; // the HLL section is "len=8, 8 bytes" at the end
     assertThat(valid[hllLengthAt]).isEqualTo((byte) 8);
-    byte[] evil = java.util.Arrays.copyOf(valid, hllLengthAt + 5);
+    byte[] evil = Arrays.copyOf(valid, hllLengthAt + 5);
     evil[hllLengthAt] = (byte) 0xFF;
     evil[hllLengthAt + 1] = (byte) 0xFF;
     evil[hllLengthAt + 2] = (byte) 0xFF;
@@ -154,7 +155,7 @@ class AggregateCodecTest {
     assertThatThrownBy(() -> AggregateCodec.decode(v2))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining("version 3");
-    byte[] trailing = java.util.Arrays.copyOf(valid, valid.length + 1);
+    byte[] trailing = Arrays.copyOf(valid, valid.length + 1);
     assertThatThrownBy(() -> AggregateCodec.decode(trailing))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining("trailing");
@@ -162,8 +163,7 @@ class AggregateCodecTest {
     assertThatThrownBy(() -> AggregateCodec.decode(valid, 3, valid.length))
         .isInstanceOf(CodecException.class);
     assertThat(
-            AggregateCodec.decode(java.util.Arrays.copyOf(valid, valid.length + 3), 0, valid.length)
-                .count())
+            AggregateCodec.decode(Arrays.copyOf(valid, valid.length + 3), 0, valid.length).count())
         .isZero();
   }
 

@@ -14,6 +14,7 @@ import dev.skewer.node.aggregate.PartitionAggregator;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.net.FreePorts;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -101,11 +102,11 @@ public final class CheckpointBench implements Callable<Integer> {
               size,
               size / (double) n,
               EngineBench.median(snapMs),
-              java.util.Collections.min(snapMs),
-              java.util.Collections.max(snapMs),
+              Collections.min(snapMs),
+              Collections.max(snapMs),
               EngineBench.median(saveMs),
-              java.util.Collections.min(saveMs),
-              java.util.Collections.max(saveMs),
+              Collections.min(saveMs),
+              Collections.max(saveMs),
               EngineBench.median(loadMs));
         }
       } finally {

@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -182,7 +183,7 @@ public final class EndToEndBench implements Callable<Integer> {
   private static long endOffset(EmbeddedKafka kafka, String topic) throws Exception {
     Admin admin = kafka.admin();
     var desc = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-    Map<TopicPartition, OffsetSpec> specs = new java.util.HashMap<>();
+    Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
     desc.partitions()
         .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
     ListOffsetsResult r = admin.listOffsets(specs);

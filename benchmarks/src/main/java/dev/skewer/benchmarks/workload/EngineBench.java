@@ -1,5 +1,7 @@
 package dev.skewer.benchmarks.workload;
 
+import dev.skewer.coordinator.merge.FinalResult;
+import dev.skewer.coordinator.merge.ResultSink;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.launcher.cli.JobResources;
@@ -161,7 +163,7 @@ public final class EngineBench implements Callable<Integer> {
   }
 
   /** Formats every result as the coordinator would (estimates included) and counts. */
-  static final class ResultBytesSink implements dev.skewer.coordinator.merge.ResultSink {
+  static final class ResultBytesSink implements ResultSink {
     private final ResultFormatter formatter;
     long results;
     long events;
@@ -172,7 +174,7 @@ public final class EngineBench implements Callable<Integer> {
     }
 
     @Override
-    public void accept(dev.skewer.coordinator.merge.FinalResult r) {
+    public void accept(FinalResult r) {
       results++;
       events += r.aggregate().count();
       bytes +=

@@ -10,6 +10,7 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
+import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.aggregate.PartitionAggregator;
 import java.nio.charset.StandardCharsets;
@@ -92,7 +93,7 @@ public final class EnginePipeline {
       node.emit(this::route);
       byte[] watermark = WireCodec.encode(node.watermark(false));
       for (WindowMerger merger : mergers) {
-        merger.accept((dev.skewer.core.wire.Watermark) WireCodec.decode(watermark));
+        merger.accept((Watermark) WireCodec.decode(watermark));
       }
     }
     for (WindowMerger merger : mergers) {

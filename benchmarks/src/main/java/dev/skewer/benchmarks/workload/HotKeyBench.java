@@ -1,7 +1,9 @@
 package dev.skewer.benchmarks.workload;
 
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
+import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.hotkey.SaltRouter;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.launcher.cli.JobResources;
@@ -258,10 +260,9 @@ public final class HotKeyBench implements Callable<Integer> {
   private int[] nodes(HotKeySimulation sim, HotKeyEvents e, HotKeyTable table) {
     int[] node = new int[e.n];
     Map<String, int[]> salts = new HashMap<>();
-    dev.skewer.core.hotkey.SaltRouter router =
-        dev.skewer.core.hotkey.SaltRouter.withDefaultSeparator();
+    SaltRouter router = SaltRouter.withDefaultSeparator();
     for (int i = 0; i < e.n; i++) {
-      dev.skewer.core.hotkey.HotKey h = table.get(e.key[i]);
+      HotKey h = table.get(e.key[i]);
       if (h == null) {
         node[i] = HotKeySimulation.hash(e.key[i], partitions);
       } else {

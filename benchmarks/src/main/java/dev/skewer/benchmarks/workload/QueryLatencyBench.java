@@ -11,14 +11,21 @@ import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -168,7 +175,7 @@ public final class QueryLatencyBench implements Callable<Integer> {
           firstNs = Math.min(firstNs, r[1]);
         }
         // when the slow requests were sent: seconds since the first request, worst latency in each
-        java.util.TreeMap<Long, Long> worstPerSecond = new java.util.TreeMap<>();
+        TreeMap<Long, Long> worstPerSecond = new TreeMap<>();
         for (long[] r : requests) {
           worstPerSecond.merge((r[1] - firstNs) / 1_000_000_000L, r[0], Math::max);
         }
@@ -208,19 +215,16 @@ public final class QueryLatencyBench implements Callable<Integer> {
       AtomicBoolean stop) {
     // a Vert.x client of its own (Netty, kept-alive pooled connections): cheaper per request than
     // the JDK's, so the figure is the server's rather than the load generator's
-    io.vertx.core.Vertx client = io.vertx.core.Vertx.vertx();
-    io.vertx.core.http.HttpClient http =
+    Vertx client = Vertx.vertx();
+    HttpClient http =
         client
             .httpClientBuilder()
-            .with(
-                new io.vertx.core.http.HttpClientOptions()
-                    .setKeepAlive(true)
-                    .setConnectTimeout(5_000))
-            .with(new io.vertx.core.http.PoolOptions().setHttp1MaxSize(32))
+            .with(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000))
+            .with(new PoolOptions().setHttp1MaxSize(32))
             .build();
     URI uri = URI.create(url);
-    io.vertx.core.http.RequestOptions options =
-        new io.vertx.core.http.RequestOptions()
+    RequestOptions options =
+        new RequestOptions()
             .setHost(uri.getHost())
             .setPort(uri.getPort())
             .setURI(uri.getRawPath() + "?" + uri.getRawQuery())
@@ -274,7 +278,7 @@ public final class QueryLatencyBench implements Callable<Integer> {
   private static void watchResults(
       EmbeddedKafka kafka, JobSpec job, Map<Long, long[]> onTopic, AtomicBoolean stop) {
     Map<String, Object> config =
-        new java.util.HashMap<>(KafkaSettings.of(kafka.bootstrapServers()).consumerConfig(null));
+        new HashMap<>(KafkaSettings.of(kafka.bootstrapServers()).consumerConfig(null));
     config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

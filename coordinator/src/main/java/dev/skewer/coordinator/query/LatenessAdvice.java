@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.query;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The allowed lateness that would have kept 99 % and 99.9 % of the late events measured so far (see
@@ -46,7 +47,7 @@ public record LatenessAdvice(
           : lateEvents + " late events, none measurable (no watermark header)";
     }
     return String.format(
-        java.util.Locale.ROOT,
+        Locale.ROOT,
         "%,d late events measured: allowed lateness %s would have kept 99%%, %s 99.9%%"
             + " (now %s)",
         measured,

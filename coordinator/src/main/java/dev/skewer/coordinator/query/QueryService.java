@@ -6,6 +6,7 @@ import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.OutputSpec;
 import dev.skewer.core.job.SessionWindow;
 import dev.skewer.core.job.TumblingWindow;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
@@ -276,8 +277,7 @@ public final class QueryService {
     if (job.input().distinctPointer() != null) {
       e.put("distinct", finite(r.distinct()));
     }
-    JsonObject provenance =
-        provenance(new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.envelope())));
+    JsonObject provenance = provenance(new JsonObject(Buffer.buffer(r.envelope())));
     if (provenance != null) {
       e.put("provenance", provenance);
     }
@@ -414,7 +414,7 @@ public final class QueryService {
     int partitions = partitions(status);
     JsonArray windows = new JsonArray();
     for (StoredResult r : found) {
-      JsonObject envelope = new JsonObject(io.vertx.core.buffer.Buffer.buffer(r.envelope()));
+      JsonObject envelope = new JsonObject(Buffer.buffer(r.envelope()));
       JsonObject value = envelope.getJsonObject("value", new JsonObject());
       JsonObject w =
           new JsonObject()

@@ -6,7 +6,9 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +37,7 @@ public final class QuerySide implements AutoCloseable {
   private final KafkaSettings kafka;
   private Admin admin; // lazily, on the scheduler or an API worker
   private long adviceLogged = 0;
-  private java.util.Map<Integer, Long> lastPublished = java.util.Map.of(); // scheduler thread
+  private Map<Integer, Long> lastPublished = Map.of(); // scheduler thread
   private long lastPublishMs = Long.MIN_VALUE / 2;
 
   private QuerySide(
@@ -141,7 +143,7 @@ public final class QuerySide implements AutoCloseable {
       if (mine.isEmpty()) {
         return;
       }
-      java.util.Map<Integer, Long> watermarks = new java.util.HashMap<>();
+      Map<Integer, Long> watermarks = new HashMap<>();
       for (StageStatus s : mine) {
         watermarks.put(s.partition(), s.globalWatermarkMs());
       }

@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.query;
 
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -19,7 +20,7 @@ public record Ranking(By by, int field) {
     DISTINCT;
 
     public String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.query;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -68,7 +69,7 @@ public final class ResultsView {
 
   /** The retained windows, by start. A live view: iterate, do not hold. */
   public NavigableMap<Long, WindowResults> windows() {
-    return java.util.Collections.unmodifiableNavigableMap(windows);
+    return Collections.unmodifiableNavigableMap(windows);
   }
 
   /** A key's results with window start in {@code [fromMs, toMs)}, oldest first. */

@@ -2,6 +2,7 @@ package dev.skewer.coordinator.query;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import java.time.Clock;
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,7 +51,7 @@ public interface StageStatusStore {
   }
 
   /** A store inside this JVM (a coordinator without Hazelcast), with the same expiry. */
-  static StageStatusStore inMemory(java.time.Clock clock) {
+  static StageStatusStore inMemory(Clock clock) {
     Map<Integer, StageStatus> map = new ConcurrentHashMap<>();
     return new StageStatusStore() {
       @Override

@@ -34,8 +34,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
@@ -353,12 +355,12 @@ public final class CoordinatorVerticle extends VerticleBase {
   }
 
   /** The stage's Kafka consumer once started (for client metrics), else null. */
-  public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafkaConsumer() {
+  public Consumer<byte[], byte[]> kafkaConsumer() {
     return runtime == null ? null : runtime.consumer();
   }
 
   /** The stage's Kafka producer once started (for client metrics), else null. */
-  public org.apache.kafka.clients.producer.Producer<byte[], byte[]> kafkaProducer() {
+  public Producer<byte[], byte[]> kafkaProducer() {
     return runtime == null ? null : runtime.producer();
   }
 

@@ -12,6 +12,7 @@ import dev.skewer.core.hotkey.SaltingPartitioner;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -121,7 +122,7 @@ class HotKeyPublicationIT {
   /** Sends n records of ad0; asserts each send() returned quickly; the partitions they hit. */
   private static Set<Integer> sendBatch(KafkaProducer<String, String> producer, int n)
       throws Exception {
-    List<Future<RecordMetadata>> sent = new java.util.ArrayList<>();
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       long t0 = System.nanoTime();
       sent.add(producer.send(new ProducerRecord<>(TOPIC, "ad0", "{\"key\":\"ad0\"}")));

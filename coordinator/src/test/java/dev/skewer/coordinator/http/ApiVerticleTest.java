@@ -19,6 +19,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -34,6 +37,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -208,9 +212,9 @@ class ApiVerticleTest {
     double e = distinct.getDouble("estimate");
     double rse = distinct.getDouble("rse");
     assertThat(distinct.getJsonArray("ci95").getDouble(0))
-        .isCloseTo(e * (1 - 1.959964 * rse), org.assertj.core.data.Offset.offset(1e-9));
+        .isCloseTo(e * (1 - 1.959964 * rse), Offset.offset(1e-9));
     assertThat(distinct.getJsonArray("ci68").getDouble(1))
-        .isCloseTo(e * (1 + rse), org.assertj.core.data.Offset.offset(1e-9));
+        .isCloseTo(e * (1 + rse), Offset.offset(1e-9));
     assertThat(estimates.getJsonObject("p99_value").getDouble("quantile")).isEqualTo(0.99);
     assertThat(estimates.getJsonObject("p99_value").getJsonArray("rank_interval")).hasSize(2);
     JsonArray hitters = estimates.getJsonObject("top_page").getJsonArray("items");
@@ -332,7 +336,7 @@ class ApiVerticleTest {
 
   /** A GET the JDK client would refuse to send (malformed escapes): the status line's code. */
   private static int rawGetStatus(int port, String target) throws Exception {
-    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(30_000);
       socket
           .getOutputStream()
@@ -340,9 +344,8 @@ class ApiVerticleTest {
               ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                   .getBytes(StandardCharsets.ISO_8859_1));
       String statusLine =
-          new java.io.BufferedReader(
-                  new java.io.InputStreamReader(
-                      socket.getInputStream(), StandardCharsets.ISO_8859_1))
+          new BufferedReader(
+                  new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1))
               .readLine();
       return Integer.parseInt(statusLine.split(" ")[1]);
     }

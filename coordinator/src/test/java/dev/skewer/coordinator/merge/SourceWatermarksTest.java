@@ -3,6 +3,9 @@ package dev.skewer.coordinator.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.core.wire.Watermark;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 class SourceWatermarksTest {
@@ -57,11 +60,11 @@ class SourceWatermarksTest {
     SourceWatermarks w = new SourceWatermarks(2);
     w.update(new Watermark(0, 1, 400, true, 400, -1, true));
     w.update(new Watermark(1, 1, 800, true, 800, -1, true));
-    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-    w.writeTo(new java.io.DataOutputStream(bytes));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    w.writeTo(new DataOutputStream(bytes));
 
     SourceWatermarks read =
-        SourceWatermarks.readFrom(java.nio.ByteBuffer.wrap(bytes.toByteArray()), 2, false);
+        SourceWatermarks.readFrom(ByteBuffer.wrap(bytes.toByteArray()), 2, false);
 
     assertThat(read.finalized(0)).isTrue();
     assertThat(read.global()).isEqualTo(800);

@@ -9,7 +9,10 @@ import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class WindowMergerTest {
@@ -161,7 +164,7 @@ class WindowMergerTest {
   @Test
   void shouldEmitSameResultsWhenRestoredAndReplayedFromSnapshot() {
     for (long seed = 1; seed <= 30; seed++) {
-      java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+      SplittableRandom rnd = new SplittableRandom(seed);
       List<Object> messages = new ArrayList<>();
       long[] wm = new long[3];
       int[] counts = new int[3 * 4 * 6];
@@ -221,8 +224,8 @@ class WindowMergerTest {
       }
       // results after the cut: the restored merger may repeat results emitted between the
       // snapshot and the cut (same values), never different ones
-      java.util.Map<String, String> lastExpected = new java.util.HashMap<>();
-      java.util.Map<String, String> lastActual = new java.util.HashMap<>();
+      Map<String, String> lastExpected = new HashMap<>();
+      Map<String, String> lastActual = new HashMap<>();
       expected.forEach(r -> lastExpected.put(r.substring(0, r.indexOf('=')), r));
       actual.forEach(r -> lastActual.put(r.substring(0, r.indexOf('=')), r));
       assertThat(lastActual).as("seed %d", seed).isEqualTo(lastExpected);

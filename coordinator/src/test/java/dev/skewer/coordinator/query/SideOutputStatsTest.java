@@ -6,6 +6,7 @@ import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class SideOutputStatsTest {
     assertThat(stats.lateness().valueAtQuantile(0.5)).isEqualTo(1);
     assertThat(stats.lateInWindow(10_000)).isEqualTo(2);
     assertThat(stats.lateInWindow(0)).isEqualTo(1);
-    LatenessAdvice advice = LatenessAdvice.of(stats, java.time.Duration.ofSeconds(5));
+    LatenessAdvice advice = LatenessAdvice.of(stats, Duration.ofSeconds(5));
     assertThat(advice.keep99Ms())
         .isGreaterThanOrEqualTo(7_001)
         .isLessThanOrEqualTo(7_001 * 65 / 64);

@@ -2,6 +2,7 @@ package dev.skewer.core.cluster;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -54,9 +55,8 @@ public final class HazelcastMembers {
     config.setProperty("hazelcast.phone.home.enabled", "false");
     // checkpoints and fencing epochs (maps skewer.<job>.checkpoints, skewer.<job>.epochs) must
     // survive the loss of one member
-    config.addMapConfig(
-        new com.hazelcast.config.MapConfig("skewer.*.checkpoints").setBackupCount(1));
-    config.addMapConfig(new com.hazelcast.config.MapConfig("skewer.*.epochs").setBackupCount(1));
+    config.addMapConfig(new MapConfig("skewer.*.checkpoints").setBackupCount(1));
+    config.addMapConfig(new MapConfig("skewer.*.epochs").setBackupCount(1));
     config.setProperty("hazelcast.logging.type", "slf4j");
     config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
     // heal a split brain (e.g. a member frozen past the heartbeat timeout) within seconds, not

@@ -8,12 +8,14 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import dev.skewer.core.job.InputSpec;
 import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.Pointers;
 import dev.skewer.core.job.TimeFormat;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +88,7 @@ public final class EventDecoder {
     this.timeFormat = in.timeFormat();
     add(in.keyPointer(), KEY);
     add(in.timePointer(), TIME);
-    List<dev.skewer.core.job.NumericField> numeric = in.numericFields();
+    List<NumericField> numeric = in.numericFields();
     for (int i = 0; i < numeric.size(); i++) {
       add(numeric.get(i).pointer(), i);
     }
@@ -109,7 +111,7 @@ public final class EventDecoder {
     for (String segment : Pointers.segments(pointer)) {
       node = node.children.computeIfAbsent(segment, s -> new PathNode());
     }
-    int[] t = java.util.Arrays.copyOf(node.targets, node.targets.length + 1);
+    int[] t = Arrays.copyOf(node.targets, node.targets.length + 1);
     t[t.length - 1] = target;
     node.targets = t;
   }

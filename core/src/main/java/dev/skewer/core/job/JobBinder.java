@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** Binds the (YAML + env) tree to the job records, one section at a time, by hand. */
 final class JobBinder {
@@ -177,7 +180,7 @@ final class JobBinder {
               "not a field of "
                   + variant
                   + " windows (fields: "
-                  + String.join(", ", new java.util.TreeSet<>(allowed))
+                  + String.join(", ", new TreeSet<>(allowed))
                   + ")");
         }
       }
@@ -188,7 +191,7 @@ final class JobBinder {
       return v == null || v.isNull() || v.isMissingNode() ? null : v;
     }
 
-    <T> T build(java.util.function.Supplier<T> constructor) {
+    <T> T build(Supplier<T> constructor) {
       try {
         return constructor.get();
       } catch (JobSpecException e) {
@@ -336,7 +339,7 @@ final class JobBinder {
     }
 
     /** A {@code {name, pointer}} mapping, or a bare pointer string (name derived from it). */
-    <T> T named(java.util.function.BiFunction<String, String, T> constructor) {
+    <T> T named(BiFunction<String, String, T> constructor) {
       String name;
       String pointer;
       if (v.isTextual()) {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,7 +59,7 @@ public final class JobSpecLoader {
     String yaml;
     try {
       yaml = Files.readString(yamlFile, StandardCharsets.UTF_8);
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       throw new JobSpecException("", "job file " + yamlFile + " does not exist");
     } catch (IOException e) {
       throw new JobSpecException(

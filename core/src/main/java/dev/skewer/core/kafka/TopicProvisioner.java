@@ -55,21 +55,20 @@ public final class TopicProvisioner {
   public static int partitionCount(KafkaSettings kafka, String topic, Duration timeout) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       return admin
-          .describeTopics(java.util.List.of(topic))
+          .describeTopics(List.of(topic))
           .allTopicNames()
-          .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
           .get(topic)
           .partitions()
           .size();
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new org.apache.kafka.common.KafkaException(
+    } catch (ExecutionException e) {
+      throw new KafkaException(
           "cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new org.apache.kafka.common.KafkaException(
-          "cannot describe topic " + topic + " within " + timeout, e);
+    } catch (TimeoutException e) {
+      throw new KafkaException("cannot describe topic " + topic + " within " + timeout, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);
+      throw new KafkaException("interrupted describing " + topic, e);
     }
   }
 
@@ -86,26 +85,26 @@ public final class TopicProvisioner {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       Config config =
           admin
-              .describeConfigs(java.util.List.of(resource))
+              .describeConfigs(List.of(resource))
               .all()
-              .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
               .get(resource);
       ConfigEntry entry = config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
       if (entry == null || entry.value() == null) {
-        throw new org.apache.kafka.common.KafkaException(
+        throw new KafkaException(
             "topic " + topic + " reports no " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
       }
       return Integer.parseInt(entry.value());
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new org.apache.kafka.common.KafkaException(
+    } catch (ExecutionException e) {
+      throw new KafkaException(
           "cannot describe the configuration of topic " + topic + ": " + e.getCause().getMessage(),
           e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new org.apache.kafka.common.KafkaException(
+    } catch (TimeoutException e) {
+      throw new KafkaException(
           "cannot describe the configuration of topic " + topic + " within " + timeout, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);
+      throw new KafkaException("interrupted describing " + topic, e);
     }
   }
 

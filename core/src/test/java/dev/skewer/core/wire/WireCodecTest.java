@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skewer.core.window.WindowShape;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -222,7 +225,7 @@ class WireCodecTest {
       @ForAll @LongRange(min = -1_000_000_000_000_000L, max = 1_000_000_000_000_000L) long start,
       @ForAll @LongRange(min = 1, max = 86_400_000) long size,
       @ForAll @Size(max = 64) byte[] aggregate) {
-    net.jqwik.api.Assume.that(wellFormed(key));
+    Assume.that(wellFormed(key));
     Partial p = new Partial(source, epoch, version, key, start, start + size, aggregate);
     assertThat(WireCodec.decode(WireCodec.encode(p))).isEqualTo(p);
   }
@@ -248,8 +251,8 @@ class WireCodecTest {
       @ForAll @LongRange(min = 1, max = 600_000) long slice,
       @ForAll @LongRange(min = 0, max = 599_999) long a,
       @ForAll @LongRange(min = 0, max = 599_999) long b,
-      @ForAll @Size(max = 4) java.util.List<@StringLength(max = 12) String> dims) {
-    net.jqwik.api.Assume.that(dims.stream().allMatch(d -> d == null || wellFormed(d)));
+      @ForAll @Size(max = 4) List<@StringLength(max = 12) String> dims) {
+    Assume.that(dims.stream().allMatch(d -> d == null || wellFormed(d)));
     long first = start + Math.min(a, b) % slice;
     long last = Math.max(first, start + Math.max(a, b) % slice);
     Partial p =
@@ -291,10 +294,10 @@ class WireCodecTest {
           b[random.nextInt(b.length)] = (byte) random.nextInt(256);
           break;
         case 1:
-          b = java.util.Arrays.copyOf(b, random.nextInt(b.length));
+          b = Arrays.copyOf(b, random.nextInt(b.length));
           break;
         case 2:
-          b = java.util.Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
+          b = Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
           break;
         default:
           for (int k = 0; k < 4; k++) {
@@ -365,7 +368,7 @@ class WireCodecTest {
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("dimension length");
     byte[] badGap = HexFormat.of().parseHex(SESSION_PARTIAL_V2_HEX);
-    java.util.Arrays.fill(badGap, 55, 63, (byte) 0);
+    Arrays.fill(badGap, 55, 63, (byte) 0);
     assertThatThrownBy(() -> WireCodec.decode(badGap))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("gapMs");
@@ -380,8 +383,7 @@ class WireCodecTest {
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("closeMs");
     byte[] badFirstWindow = HexFormat.of().parseHex(PARTIAL_HEX);
-    java.util.Arrays.fill(
-        badFirstWindow, 46, 54, (byte) 0); // first window end before the slice end
+    Arrays.fill(badFirstWindow, 46, 54, (byte) 0); // first window end before the slice end
     assertThatThrownBy(() -> WireCodec.decode(badFirstWindow))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("firstWindowEndMs");

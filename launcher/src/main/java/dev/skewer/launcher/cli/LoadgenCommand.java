@@ -10,6 +10,7 @@ import dev.skewer.loadgen.workload.WorkloadSpec;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -122,7 +123,7 @@ public final class LoadgenCommand implements Callable<Integer> {
     KafkaSettings kafkaSettings = kafka.settings();
     WorkloadSpec spec;
     boolean live = false;
-    switch (workload.toLowerCase(java.util.Locale.ROOT)) {
+    switch (workload.toLowerCase(Locale.ROOT)) {
       case "w1" -> spec = WorkloadSpec.w1(events, seed);
       case "w2" -> spec = WorkloadSpec.w2(events, seed);
       case "w3" -> spec = WorkloadSpec.w3(events, seed, zipf);
@@ -136,7 +137,7 @@ public final class LoadgenCommand implements Callable<Integer> {
           throw new CliException("--workload must be w1, w2, w3 or demo, was '" + workload + "'");
     }
     boolean salt =
-        switch (salting.toLowerCase(java.util.Locale.ROOT)) {
+        switch (salting.toLowerCase(Locale.ROOT)) {
           case "on" -> true;
           case "off" -> false;
           default -> throw new CliException("--salting must be on or off, was '" + salting + "'");

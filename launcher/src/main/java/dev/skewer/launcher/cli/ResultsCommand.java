@@ -6,6 +6,7 @@ import dev.skewer.reconcile.ExitCode;
 import dev.skewer.reconcile.ResultsReader;
 import dev.skewer.reconcile.TimeArgument;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,7 +31,7 @@ import picocli.CommandLine.Option;
 public final class ResultsCommand implements Callable<Integer> {
 
   @Option(names = "--job", required = true, paramLabel = "FILE", description = "The job file.")
-  java.nio.file.Path job;
+  Path job;
 
   @Mixin KafkaOptions kafka;
 

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The fields of one result envelope that checks compare.
@@ -21,7 +23,7 @@ public record ResultRecord(
     double max,
     long distinctEstimate,
     int revision,
-    java.util.Set<Integer> sourcePartitions,
+    Set<Integer> sourcePartitions,
     int partitionsExpected) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,11 +64,11 @@ public record ResultRecord(
   }
 
   /** The provenance's source partitions, or null without provenance. */
-  private static java.util.Set<Integer> sources(JsonNode provenance) {
+  private static Set<Integer> sources(JsonNode provenance) {
     if (!provenance.isObject()) {
       return null;
     }
-    java.util.Set<Integer> out = new java.util.TreeSet<>();
+    Set<Integer> out = new TreeSet<>();
     for (JsonNode s : provenance.path("sources")) {
       out.add(s.path("partition").asInt());
     }

@@ -1,5 +1,6 @@
 package dev.skewer.launcher.browser;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -113,7 +114,7 @@ public final class HeadlessChromium implements AutoCloseable {
                   HttpResponse.BodyHandlers.ofString())
               .body();
       String pageUrl = null;
-      for (Object o : new io.vertx.core.json.JsonArray(list)) {
+      for (Object o : new JsonArray(list)) {
         JsonObject target = (JsonObject) o;
         if ("page".equals(target.getString("type"))) {
           pageUrl = target.getString("webSocketDebuggerUrl");

@@ -1,6 +1,7 @@
 package dev.skewer.launcher.operations;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -27,7 +28,7 @@ record ConsumerLag(int committedPartitions, int partitions, long lag) {
             .get(30, TimeUnit.SECONDS);
     int partitions =
         admin
-            .describeTopics(java.util.List.of(topic))
+            .describeTopics(List.of(topic))
             .allTopicNames()
             .get(30, TimeUnit.SECONDS)
             .get(topic)

@@ -41,6 +41,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -113,7 +114,7 @@ class JobIsolationIT {
         long due = start + i * 500_000L; // 2,000 per second
         long ahead = due - System.nanoTime();
         if (ahead > 0) {
-          java.util.concurrent.locks.LockSupport.parkNanos(ahead); // pacing, not synchronisation
+          LockSupport.parkNanos(ahead); // pacing, not synchronisation
         }
       }
       producer.flush();

@@ -2,6 +2,9 @@ package dev.skewer.loadgen.reference;
 
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.SketchSpec;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The exact ground truth of one (key, window): count, sum, min and max of the value, the reference
@@ -21,7 +24,7 @@ public final class ExactWindow {
   private double min = Double.POSITIVE_INFINITY;
   private double max = Double.NEGATIVE_INFINITY;
   private boolean revisionExpected;
-  private final java.util.TreeSet<Integer> sourcePartitions = new java.util.TreeSet<>();
+  private final TreeSet<Integer> sourcePartitions = new TreeSet<>();
 
   ExactWindow(String key, long windowStartMs, long windowEndMs, SketchSpec spec) {
     this.key = key;
@@ -45,8 +48,8 @@ public final class ExactWindow {
   }
 
   /** The source partitions whose events the window holds. */
-  public java.util.Set<Integer> sourcePartitions() {
-    return java.util.Collections.unmodifiableSet(sourcePartitions);
+  public Set<Integer> sourcePartitions() {
+    return Collections.unmodifiableSet(sourcePartitions);
   }
 
   public String key() {

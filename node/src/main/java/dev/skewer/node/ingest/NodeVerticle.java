@@ -26,7 +26,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
@@ -278,12 +280,12 @@ public final class NodeVerticle extends VerticleBase {
   }
 
   /** The stage's Kafka consumer once started (for client metrics), else null. */
-  public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafkaConsumer() {
+  public Consumer<byte[], byte[]> kafkaConsumer() {
     return runtime == null ? null : runtime.consumer();
   }
 
   /** The stage's Kafka producer once started (for client metrics), else null. */
-  public org.apache.kafka.clients.producer.Producer<byte[], byte[]> kafkaProducer() {
+  public Producer<byte[], byte[]> kafkaProducer() {
     return runtime == null ? null : runtime.producer();
   }
 

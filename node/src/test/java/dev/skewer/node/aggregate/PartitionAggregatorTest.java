@@ -2,6 +2,7 @@ package dev.skewer.node.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.job.TumblingWindow;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
@@ -10,10 +11,14 @@ import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class PartitionAggregatorTest {
@@ -285,10 +290,10 @@ class PartitionAggregatorTest {
     update(a, "k", 1_000, 1);
     byte[] snapshot = a.snapshot();
     for (int cut = 0; cut < snapshot.length; cut++) {
-      byte[] truncated = java.util.Arrays.copyOf(snapshot, cut);
-      org.assertj.core.api.Assertions.assertThatThrownBy(
+      byte[] truncated = Arrays.copyOf(snapshot, cut);
+      Assertions.assertThatThrownBy(
               () -> PartitionAggregator.restore(truncated, 1, WINDOWS, 0, 0, SPEC))
-          .isInstanceOf(dev.skewer.core.checkpoint.CheckpointFormatException.class);
+          .isInstanceOf(CheckpointFormatException.class);
     }
   }
 
@@ -299,12 +304,12 @@ class PartitionAggregatorTest {
         + " v"
         + p.version()
         + " "
-        + java.util.HexFormat.of().formatHex(p.aggregate());
+        + HexFormat.of().formatHex(p.aggregate());
   }
 
   private static List<String> sorted(List<String> xs) {
     List<String> s = new ArrayList<>(xs);
-    java.util.Collections.sort(s);
+    Collections.sort(s);
     return s;
   }
 

@@ -1,5 +1,6 @@
 package dev.skewer.reconcile.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiConsumer;
 
@@ -404,7 +406,7 @@ public final class KeyReconciler {
   }
 
   /** Provenance fields describe who wrote a result, not what it says. */
-  private static final java.util.Set<String> IGNORED = java.util.Set.of("source", "provenance");
+  private static final Set<String> IGNORED = Set.of("source", "provenance");
 
   private static String text(JsonNode n) {
     return n == null ? "absent" : n.toString();
@@ -685,7 +687,7 @@ public final class KeyReconciler {
     }
     try {
       corrections.accept(resultKey, JSON.writeValueAsBytes(root));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("a parsed tree always serialises", e);
     }
   }

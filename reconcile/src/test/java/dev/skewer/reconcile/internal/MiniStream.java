@@ -8,6 +8,7 @@ import dev.skewer.core.event.EventDecoder;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.core.window.SliceAssigner;
+import dev.skewer.core.wire.Partial;
 import dev.skewer.node.aggregate.PartitionAggregator;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -37,7 +39,7 @@ final class MiniStream {
   private final long[] nextOffset;
   private final int emitEvery;
   private int sinceEmit;
-  private java.util.function.Predicate<dev.skewer.core.wire.Partial> drop = p -> false;
+  private Predicate<Partial> drop = p -> false;
 
   /** Events folded into the Partials {@link #dropPartials} dropped (their latest versions). */
   final Map<String, Long> droppedCounts = new HashMap<>();
@@ -78,11 +80,11 @@ final class MiniStream {
   /**
    * Loses every Partial matching {@code which} between node and coordinator (a dropped Partial).
    */
-  void dropPartials(java.util.function.Predicate<dev.skewer.core.wire.Partial> which) {
+  void dropPartials(Predicate<Partial> which) {
     this.drop = which;
   }
 
-  private void deliver(dev.skewer.core.wire.Partial p) {
+  private void deliver(Partial p) {
     if (drop.test(p)) {
       droppedCounts.put(p.sourcePartition() + "/" + p.key() + "@" + p.sliceStartMs(), p.version());
       return;

@@ -20,8 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -361,8 +363,7 @@ class ReconcileEngineTest {
     }
     assertThat(accepted).isNotNull();
     ConsumerRecord<byte[], byte[]> copy = accepted;
-    org.apache.kafka.common.header.internals.RecordHeaders h =
-        new org.apache.kafka.common.header.internals.RecordHeaders();
+    RecordHeaders h = new RecordHeaders();
     h.add("skewer.source.topic", job.topics().events().getBytes(StandardCharsets.UTF_8));
     h.add(
         "skewer.source.partition",
@@ -451,7 +452,7 @@ class ReconcileEngineTest {
             .filter(
                 r -> {
                   String json = new String(r.value(), StandardCharsets.UTF_8);
-                  var m = java.util.regex.Pattern.compile("\"ts\": (\\d+)").matcher(json);
+                  var m = Pattern.compile("\"ts\": (\\d+)").matcher(json);
                   long t =
                       m.find() && json.endsWith("}") ? Long.parseLong(m.group(1)) : r.timestamp();
                   return t >= FROM && t < TO;
@@ -473,7 +474,7 @@ class ReconcileEngineTest {
 
   private static boolean inRangeEvent(ConsumerRecord<byte[], byte[]> r) {
     String json = new String(r.value(), StandardCharsets.UTF_8);
-    var m = java.util.regex.Pattern.compile("\"ts\": (\\d+)").matcher(json);
+    var m = Pattern.compile("\"ts\": (\\d+)").matcher(json);
     if (!m.find()) {
       return false;
     }

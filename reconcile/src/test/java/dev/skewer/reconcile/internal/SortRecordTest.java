@@ -2,6 +2,8 @@ package dev.skewer.reconcile.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SortRecordTest {
@@ -52,9 +54,8 @@ class SortRecordTest {
         w.event("a", 1, 3, 0, Long.MIN_VALUE, new double[0], null, null, Double.NaN, new String[0]);
     byte[] sideA = w.side("a", 3, 0, 0, SortRecord.SIDE_LATE);
     byte[] resultA = w.result("a", 7, 0, "{}".getBytes());
-    java.util.List<byte[]> all =
-        new java.util.ArrayList<>(
-            java.util.List.of(resultB, eventA2, eventA1late, eventA1, sideA, resultA));
+    List<byte[]> all =
+        new ArrayList<>(List.of(resultB, eventA2, eventA1late, eventA1, sideA, resultA));
     all.sort(SortRecord.ORDER);
     assertThat(all).containsExactly(resultA, sideA, eventA1, eventA1late, eventA2, resultB);
     assertThat(new SortRecord.Reader().read(eventA1).sameKey(eventA2)).isTrue();
