@@ -14,8 +14,6 @@ public final class CoordinatorMetrics {
   public static final String RESULT_REVISIONS = "skewer.results.revisions";
   public static final String HELD_PARTIALS = "skewer.coordinator.held.partials";
   public static final String WATERMARK_LAG = "skewer.coordinator.watermark.lag";
-  public static final String CHECKPOINT_DURATION = "skewer.checkpoint.duration";
-  public static final String CHECKPOINT_SIZE = "skewer.checkpoint.size";
 
   private CoordinatorMetrics() {}
 }
