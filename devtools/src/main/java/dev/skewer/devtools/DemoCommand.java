@@ -11,8 +11,13 @@ import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.loadgen.produce.LoadProducer;
 import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
+import dev.skewer.loadgen.reference.ExactWindow;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
+import dev.skewer.reconcile.ExitCode;
+import dev.skewer.reconcile.ReconcileOptions;
+import dev.skewer.reconcile.ReconcileReport;
+import dev.skewer.reconcile.Reconciler;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -217,7 +222,8 @@ public final class DemoCommand implements Callable<Integer> {
             report.ok()
                 ? "RESULT: every result matched the exact counts."
                 : "RESULT: MISMATCH (see above)");
-        return report.ok() || interrupted.get() ? 0 : 1;
+        boolean reconciled = interrupted.get() || reconcile(out, settings, job, reference);
+        return (report.ok() && reconciled) || interrupted.get() ? 0 : 1;
       }
     } finally {
       finished.countDown();
@@ -227,6 +233,46 @@ public final class DemoCommand implements Callable<Integer> {
         // the JVM is already stopping: the hook is running
       }
     }
+  }
+
+  /**
+   * Runs what a nightly job would: {@code skewer reconcile} over the windows the load covered,
+   * recomputing them from the input topic and checking the results, late and DLQ topics.
+   */
+  private static boolean reconcile(
+      PrintStream out, KafkaSettings settings, JobSpec job, ExactReference reference) {
+    long from = Long.MAX_VALUE;
+    long to = Long.MIN_VALUE;
+    for (ExactWindow w : reference.windows().values()) {
+      from = Math.min(from, w.windowStartMs());
+      to = Math.max(to, w.windowEndMs());
+    }
+    if (from >= to) {
+      return true;
+    }
+    out.println();
+    out.printf(
+        "Reconciling [%s, %s) from the input topic (what `skewer reconcile --job ... --from %d"
+            + " --to %d` does)...%n",
+        Instant.ofEpochMilli(from), Instant.ofEpochMilli(to), from, to);
+    ReconcileReport r =
+        Reconciler.run(
+            ReconcileOptions.of(
+                job, settings, Instant.ofEpochMilli(from), Instant.ofEpochMilli(to)),
+            p -> {
+              if (p.elapsed().toSeconds() >= 2) {
+                out.println("  " + p.line());
+              }
+            });
+    out.print(r.summaryTable());
+    boolean exact =
+        r.exitCode() == ExitCode.MATCH || r.exitCode() == ExitCode.SKETCHES_OUTSIDE_BOUNDS;
+    out.println(
+        exact
+            ? "RECONCILE: every result equals the batch recomputation; every event is in exactly"
+                + " one of a result, the late topic, the DLQ."
+            : "RECONCILE: DIFFERENCES (see above)");
+    return exact;
   }
 
   private LoadSummary runLoad(
