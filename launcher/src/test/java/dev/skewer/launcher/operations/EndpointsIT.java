@@ -134,7 +134,6 @@ class EndpointsIT {
               "127.0.0.1",
               0,
               CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
-              CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
               Duration.ofSeconds(1),
               HotKeySettings.defaults(),
               true);

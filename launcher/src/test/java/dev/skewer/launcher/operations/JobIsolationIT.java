@@ -194,7 +194,6 @@ class JobIsolationIT {
                       "127.0.0.1",
                       0,
                       CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
-                      CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
                       Duration.ofSeconds(1),
                       new HotKeySettings(
                           true,
