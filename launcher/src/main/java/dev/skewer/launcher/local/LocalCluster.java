@@ -49,6 +49,17 @@ public final class LocalCluster implements AutoCloseable {
   private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
   private final Frontier sharedFrontier = new InMemoryFrontier();
   private final JobNames names;
+  private final java.util.Map<CoordinatorRuntime, HazelcastInstance> coordinatorMembers =
+      new java.util.HashMap<>();
+  private final List<String> memberAddresses = new ArrayList<>();
+  private Restart restart; // how to start one more coordinator like the first ones
+
+  private record Restart(
+      JobSpec job,
+      KafkaSettings kafka,
+      MeterRegistry registry,
+      Clock clock,
+      HotKeySettings hotKeys) {}
 
   private LocalCluster(JobNames names) {
     this.names = names;
@@ -95,6 +106,7 @@ public final class LocalCluster implements AutoCloseable {
       HotKeySettings hotKeys)
       throws Exception {
     LocalCluster cluster = new LocalCluster(JobNames.of(job));
+    cluster.restart = new Restart(job, kafka, registry, clock, hotKeys);
     try {
       List<Integer> ports = new ArrayList<>();
       List<String> memberList = new ArrayList<>();
@@ -106,19 +118,12 @@ public final class LocalCluster implements AutoCloseable {
           memberList.add("127.0.0.1:" + port);
         }
       }
+      cluster.memberAddresses.addAll(memberList);
       int memberIndex = 0;
       for (int i = 1; i <= coordinatorCount; i++) {
         String id = "coordinator-" + i;
         HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "coordinator");
-        cluster.coordinators.add(
-            CoordinatorRuntime.start(
-                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),
-                QuerySettings.defaults(),
-                hz,
-                registry,
-                clock,
-                cluster.store(hz, kafka),
-                cluster.frontier(hz)));
+        cluster.startCoordinator(id, i == 1 ? httpPort : 0, hz);
       }
       for (int i = 1; i <= nodeCount; i++) {
         String id = "node-" + i;
@@ -137,6 +142,61 @@ public final class LocalCluster implements AutoCloseable {
       cluster.close();
       throw e;
     }
+  }
+
+  private CoordinatorRuntime startCoordinator(String id, int httpPort, HazelcastInstance hz)
+      throws Exception {
+    Restart r = restart;
+    CoordinatorRuntime c =
+        CoordinatorRuntime.start(
+            CoordinatorSettings.of(id, r.job(), r.kafka(), httpPort).withHotKeys(r.hotKeys()),
+            QuerySettings.defaults(),
+            hz,
+            r.registry(),
+            r.clock(),
+            store(hz, r.kafka()),
+            frontier(hz));
+    coordinators.add(c);
+    if (hz != null) {
+      coordinatorMembers.put(c, hz);
+    }
+    return c;
+  }
+
+  /**
+   * Starts one more coordinator (HTTP on any free port), with its own Hazelcast member joining the
+   * cluster when the cluster has members — as a replacement process would.
+   */
+  public CoordinatorRuntime addCoordinator(String id) throws Exception {
+    HazelcastInstance hz = null;
+    if (!memberAddresses.isEmpty()) {
+      int port = freeLoopbackPort();
+      memberAddresses.add("127.0.0.1:" + port);
+      hz =
+          HazelcastMembers.start(
+              ClusterSettings.loopback(
+                  names.hazelcastClusterName(), port, List.copyOf(memberAddresses)),
+              id,
+              "coordinator",
+              names.jobName());
+      members.add(hz);
+    }
+    return startCoordinator(id, 0, hz);
+  }
+
+  /**
+   * Takes a coordinator down the way a crash does, as far as one JVM allows: its Hazelcast member
+   * is terminated first (no graceful migration; checkpoints it still tries to write fail), then its
+   * Vert.x is closed, so its consumer leaves the group and its partials partitions move.
+   */
+  public void killCoordinator(CoordinatorRuntime coordinator) {
+    HazelcastInstance hz = coordinatorMembers.remove(coordinator);
+    if (hz != null) {
+      hz.getLifecycleService().terminate();
+      members.remove(hz);
+    }
+    coordinators.remove(coordinator);
+    coordinator.close();
   }
 
   /** A loopback port that was free a moment ago and that this JVM has not handed out before. */
