@@ -5,9 +5,6 @@ import dev.skewer.coordinator.http.ApiVerticle;
 import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.coordinator.query.QuerySide;
 import dev.skewer.coordinator.stream.CoordinatorVerticle;
-import dev.skewer.coordinator.topk.HazelcastTopKStore;
-import dev.skewer.coordinator.topk.InMemoryTopKStore;
-import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.frontier.HazelcastFrontier;
@@ -30,14 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed. With
- * a Hazelcast member the top-K index is shared by every coordinator of the cluster; without one it
- * is local.
+ * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed, and
+ * its query side (the view of the results topic every query, top-K included, answers from).
  */
 public final class CoordinatorRuntime implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorRuntime.class);
-  private static final long TOP_K_TTL_SECONDS = 3600;
 
   private final Vertx vertx;
   private final CoordinatorVerticle merge;
@@ -102,10 +97,6 @@ public final class CoordinatorRuntime implements AutoCloseable {
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
     JobNames names = JobNames.of(settings.job());
-    TopKStore store =
-        hazelcast != null
-            ? new HazelcastTopKStore(hazelcast, names, TOP_K_TTL_SECONDS)
-            : new InMemoryTopKStore(settings.topKWindows());
     // the query side reads the late topic: results carry the late events it has seen per window
     AtomicReference<QuerySide> querySide = new AtomicReference<>();
     CoordinatorVerticle merge =
@@ -113,7 +104,6 @@ public final class CoordinatorRuntime implements AutoCloseable {
             settings,
             registry,
             clock,
-            store,
             checkpoints,
             hazelcast,
             frontier,
@@ -142,7 +132,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
                 hazelcast,
                 names.hotKeysMap(),
                 registry,
-                merge::readiness,
+                () -> readiness(merge, query),
                 merge::hotKeyStatus);
     List<AutoCloseable> meters = new ArrayList<>();
     try {
@@ -186,7 +176,22 @@ public final class CoordinatorRuntime implements AutoCloseable {
 
   /** What {@code /health/ready} reports. */
   public Readiness readiness() {
-    return merge.readiness();
+    return readiness(merge, query);
+  }
+
+  /**
+   * Ready when the merge stage is and the query view has read what the results topic held at start
+   * (before that the query API answers 503, so a load balancer should not send it requests).
+   */
+  private static Readiness readiness(CoordinatorVerticle merge, QuerySide query) {
+    Readiness r = merge.readiness();
+    if (r.ready() && !query.view().caughtUp()) {
+      return Readiness.down(
+          "the query view is still reading the results topic ("
+              + query.view().records()
+              + " results read so far)");
+    }
+    return r;
   }
 
   public Set<Integer> ownedPartitions() {

@@ -18,7 +18,6 @@ import java.util.Objects;
  * @param httpHost the address the HTTP API binds
  * @param httpPort the HTTP API port: 0 = any free port, {@link #NO_HTTP} = no HTTP server
  * @param maxPendingRecords produced records awaiting acknowledgement above which polling pauses
- * @param topKWindows how many recent windows the top-K index keeps per partition
  * @param checkpointInterval how often each owned partials partition is checkpointed
  * @param hotKeys hot-key detection and publication; a null topic becomes the job's hot-key topic
  * @param provision whether missing internal topics (the hot-key topic) may be created
@@ -31,7 +30,6 @@ public record CoordinatorSettings(
     String httpHost,
     int httpPort,
     int maxPendingRecords,
-    int topKWindows,
     Duration checkpointInterval,
     HotKeySettings hotKeys,
     boolean provision) {
@@ -43,7 +41,6 @@ public record CoordinatorSettings(
   public static final int NO_HTTP = -1;
 
   public static final int DEFAULT_MAX_PENDING_RECORDS = 100_000;
-  public static final int DEFAULT_TOP_K_WINDOWS = 360;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(5);
 
   public CoordinatorSettings {
@@ -69,9 +66,6 @@ public record CoordinatorSettings(
     if (hotKeys.topic() == null) {
       hotKeys = hotKeys.withTopic(JobNames.of(job).hotKeysTopic());
     }
-    if (topKWindows < 1) {
-      throw new IllegalArgumentException("topKWindows must be >= 1, was " + topKWindows);
-    }
   }
 
   /** The same settings with other hot-key settings. */
@@ -84,7 +78,6 @@ public record CoordinatorSettings(
         httpHost,
         httpPort,
         maxPendingRecords,
-        topKWindows,
         checkpointInterval,
         hotKeys,
         provision);
@@ -101,7 +94,6 @@ public record CoordinatorSettings(
         DEFAULT_HTTP_HOST,
         httpPort,
         DEFAULT_MAX_PENDING_RECORDS,
-        DEFAULT_TOP_K_WINDOWS,
         DEFAULT_CHECKPOINT_INTERVAL,
         HotKeySettings.defaults(),
         true);

@@ -8,6 +8,7 @@ import dev.skewer.coordinator.query.BadParameter;
 import dev.skewer.coordinator.query.NotFound;
 import dev.skewer.coordinator.query.QueryService;
 import dev.skewer.coordinator.query.QuerySettings;
+import dev.skewer.coordinator.query.Unavailable;
 import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyTable;
@@ -229,6 +230,8 @@ public final class ApiVerticle extends VerticleBase {
                 error(rc, 400, b.getMessage(), b.parameter());
               } else if (ar.cause() instanceof NotFound n) {
                 error(rc, 404, n.getMessage(), null);
+              } else if (ar.cause() instanceof Unavailable u) {
+                error(rc, 503, u.getMessage(), null);
               } else {
                 LOG.warn("query failed: {}", rc.request().uri(), ar.cause());
                 error(rc, 503, "the query could not be answered now: " + ar.cause(), null);

@@ -213,6 +213,7 @@ public final class QueryService {
     if (window.equals("open")) {
       return openTopK(ranking, k);
     }
+    requireCaughtUp();
     Map<Integer, StageStatus> status = status();
     WindowResults w;
     if (window.equals("latest")) {
@@ -402,6 +403,7 @@ public final class QueryService {
     if (fromMs >= toMs) {
       throw new BadParameter("to", "to must be after from (" + fromMs + "), was " + toMs);
     }
+    requireCaughtUp();
     List<StoredResult> found = view.key(key, fromMs, toMs);
     if (found.isEmpty()) {
       throw new NotFound(
@@ -526,6 +528,7 @@ public final class QueryService {
     if (job.window() instanceof SessionWindow) {
       throw new NotFound("the job's windows are sessions (one per key): ask /api/v1/keys/{key}");
     }
+    requireCaughtUp();
     Map<Integer, StageStatus> status = status();
     int partitions = partitions(status);
     TreeMap<Long, JsonObject> rows = new TreeMap<>();
@@ -755,6 +758,19 @@ public final class QueryService {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /**
+   * Refuses (503) to answer from the view before it has read what the results topic held at start:
+   * until then a window could be missing keys.
+   */
+  private void requireCaughtUp() {
+    if (!view.caughtUp()) {
+      throw new Unavailable(
+          "this coordinator's view is still reading the results topic ("
+              + view.records()
+              + " results read so far): retry shortly or ask another coordinator");
+    }
+  }
 
   /**
    * The partitions' status: the snapshot {@link #refreshStatus} took (every {@value

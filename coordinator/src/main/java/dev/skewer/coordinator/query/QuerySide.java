@@ -66,14 +66,7 @@ public final class QuerySide implements AutoCloseable {
             clock);
     this.service = new QueryService(job, view, side, stages, load, clock);
     this.consumer =
-        new ViewConsumer(
-            job,
-            kafka,
-            "skewer-" + coordinatorId + "-query",
-            view,
-            side,
-            settings.history(),
-            clock);
+        new ViewConsumer(job, kafka, "skewer-" + coordinatorId + "-query", view, side, clock);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {

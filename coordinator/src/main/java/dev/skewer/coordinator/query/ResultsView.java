@@ -10,14 +10,23 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The results of the most recent windows, every key of each: what the top-K, per-key and window
- * queries answer from on every coordinator.
+ * queries answer from on every coordinator — the one top-K index of the cluster.
+ *
+ * <p><b>Complete windows only.</b> The view is fed the results topic from its beginning ({@link
+ * ViewConsumer}); the topic is a compacted upsert log, so it holds every (key, window)'s latest
+ * result, and a window the view holds has every key's latest result once the view has read what the
+ * topic held when it started ({@link #caughtUp()}). Until then the queries answer 503. Nothing else
+ * can make a retained window partial: a result for a window the view does not hold either starts
+ * that window (no earlier result of it exists on the topic) or is for an evicted window and is
+ * dropped (see below); a revision replaces its key's entry and leaves every other key alone.
  *
  * <p><b>Bound.</b> At most {@code maxBytes} of estimated heap ({@link
  * StoredResult#estimatedBytes()}: 192 bytes + 2 per key character + the envelope's bytes); when a
  * result takes the view over, whole windows are evicted, oldest start first, so every retained
  * window is complete and its top-K exact for any k. The newest window is never evicted, even when
- * it alone is larger than the bound. A result for a window older than every retained window, once
- * one has been evicted, is dropped and counted ({@link #droppedOld()}).
+ * it alone is larger than the bound. A result for a window at or before the newest evicted start is
+ * dropped and counted ({@link #droppedOld()}): that window is no longer answered (404), rather than
+ * answered from that one result.
  *
  * <p><b>Upserts.</b> Per (key, window) the highest revision wins; a record with a revision at or
  * below the held one (a replay, a compacted re-read) changes nothing.
@@ -34,6 +43,7 @@ public final class ResultsView {
   private final AtomicLong records = new AtomicLong();
   private final RateWindow rate = new RateWindow();
   private volatile long evictedThroughStartMs = Long.MIN_VALUE;
+  private volatile boolean caughtUp;
 
   public ResultsView(long maxBytes) {
     if (maxBytes < 1) {
@@ -60,6 +70,19 @@ public final class ResultsView {
       evictedThroughStartMs = Math.max(evictedThroughStartMs, oldest.getKey());
       evictedWindows.incrementAndGet();
     }
+  }
+
+  /**
+   * Marks that the view has read every record the results topic held when its reader started: from
+   * now on every retained window is complete. Called by the reader, once.
+   */
+  public void markCaughtUp() {
+    caughtUp = true;
+  }
+
+  /** Whether the view has read what the results topic held when its reader started. */
+  public boolean caughtUp() {
+    return caughtUp;
   }
 
   /** A retained window by start, or null. */

@@ -16,7 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -27,9 +26,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Feeds a {@link ResultsView} and a {@link SideOutputStats} from the results, late and DLQ topics:
  * one consumer on its own thread, every partition assigned (no group, nothing committed), reading
- * committed records only. At start it reads the results topic from {@code history} ago (record
- * time) and the late and DLQ topics from their beginning (they are counted, not held); partitions
- * added later are read from their beginning.
+ * committed records only. Every topic is read from its beginning: the results topic because it is
+ * the compacted upsert log the view is rebuilt from (a window straddling any later starting point
+ * would be held partially), the late and DLQ topics because they are counted, not held. Partitions
+ * added later are read from their beginning too. When the consumer fails it is recreated and
+ * continues from the positions it had reached (nothing is read twice). Once the records present at
+ * start have been read, the view is marked {@linkplain ResultsView#markCaughtUp() caught up}.
+ *
+ * <p>Cost: the start-up read grows with the results topic (one record per key and window ever
+ * written, as compaction keeps it); a topic retention bounds it (docs/api.md).
  */
 public final class ViewConsumer implements AutoCloseable {
 
@@ -42,13 +47,14 @@ public final class ViewConsumer implements AutoCloseable {
   private final ResultsView view;
   private final ResultParser parser;
   private final SideOutputStats side;
-  private final Duration history;
   private final Clock clock;
   private final Thread thread;
   private final CountDownLatch caughtUp = new CountDownLatch(1);
   private volatile boolean stopping;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile long malformed;
+  // the next offset to read per partition, kept across consumer restarts (consumer thread only)
+  private final Map<TopicPartition, Long> positions = new HashMap<>();
 
   public ViewConsumer(
       JobSpec job,
@@ -56,7 +62,6 @@ public final class ViewConsumer implements AutoCloseable {
       String clientId,
       ResultsView view,
       SideOutputStats side,
-      Duration history,
       Clock clock) {
     this.job = job;
     this.kafka = kafka;
@@ -64,7 +69,6 @@ public final class ViewConsumer implements AutoCloseable {
     this.view = view;
     this.parser = new ResultParser(job);
     this.side = side;
-    this.history = history;
     this.clock = clock;
     this.thread = new Thread(this::run, "skewer-query-view-" + clientId);
     this.thread.setDaemon(true);
@@ -103,15 +107,20 @@ public final class ViewConsumer implements AutoCloseable {
           return;
         }
         Set<TopicPartition> assigned = new HashSet<>();
-        Map<TopicPartition, Long> startEnd = assign(c, assigned, true);
+        Map<TopicPartition, Long> startEnd = assign(c, assigned);
+        if (caughtUp.getCount() == 0) {
+          startEnd = null; // a restarted consumer: the view was complete already
+        }
         long nextRefresh = clock.millis() + METADATA_REFRESH_MS;
         while (!stopping) {
           ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(100));
           for (ConsumerRecord<byte[], byte[]> r : records) {
             apply(r);
+            positions.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
           }
           if (startEnd != null && caughtUp(c, startEnd)) {
             startEnd = null;
+            view.markCaughtUp();
             caughtUp.countDown();
             LOG.info(
                 "query view caught up: {} windows, {} results read, {} late, {} DLQ",
@@ -121,7 +130,7 @@ public final class ViewConsumer implements AutoCloseable {
                 side.dlq());
           }
           if (clock.millis() >= nextRefresh) {
-            assign(c, assigned, false);
+            assign(c, assigned);
             nextRefresh = clock.millis() + METADATA_REFRESH_MS;
           }
         }
@@ -155,51 +164,39 @@ public final class ViewConsumer implements AutoCloseable {
   }
 
   /**
-   * Assigns the partitions not yet assigned. On the first call seeks as the class comment says and
-   * returns the end offsets at that moment; later calls return null.
+   * Assigns the partitions not yet assigned, each from the position reached before a restart or
+   * else from its beginning, and returns their end offsets now (what "caught up" is measured
+   * against on the first call).
    */
   private Map<TopicPartition, Long> assign(
-      KafkaConsumer<byte[], byte[]> c, Set<TopicPartition> assigned, boolean first) {
-    List<TopicPartition> results = partitions(c, job.topics().results());
-    List<TopicPartition> sides = new ArrayList<>(partitions(c, job.topics().late()));
-    sides.addAll(partitions(c, job.topics().dlq()));
+      KafkaConsumer<byte[], byte[]> c, Set<TopicPartition> assigned) {
     List<TopicPartition> fresh = new ArrayList<>();
-    for (TopicPartition tp : results) {
-      if (!assigned.contains(tp)) {
-        fresh.add(tp);
-      }
-    }
-    for (TopicPartition tp : sides) {
-      if (!assigned.contains(tp)) {
-        fresh.add(tp);
+    for (String topic : List.of(job.topics().results(), job.topics().late(), job.topics().dlq())) {
+      for (TopicPartition tp : partitions(c, topic)) {
+        if (!assigned.contains(tp)) {
+          fresh.add(tp);
+        }
       }
     }
     if (fresh.isEmpty()) {
-      return first ? Map.of() : null;
+      return Map.of();
+    }
+    if (!assigned.isEmpty()) {
+      LOG.info("query view reads new partitions {}", fresh);
     }
     assigned.addAll(fresh);
     c.assign(assigned);
-    c.seekToBeginning(fresh);
-    if (first) {
-      long from = clock.millis() - history.toMillis();
-      Map<TopicPartition, Long> query = new HashMap<>();
-      for (TopicPartition tp : fresh) {
-        if (tp.topic().equals(job.topics().results())) {
-          query.put(tp, from);
-        }
+    List<TopicPartition> fromBeginning = new ArrayList<>();
+    for (TopicPartition tp : fresh) {
+      Long position = positions.get(tp);
+      if (position == null) {
+        fromBeginning.add(tp);
+      } else {
+        c.seek(tp, position);
       }
-      if (!query.isEmpty()) {
-        Map<TopicPartition, OffsetAndTimestamp> found = c.offsetsForTimes(query);
-        Map<TopicPartition, Long> ends = c.endOffsets(query.keySet());
-        for (TopicPartition tp : query.keySet()) {
-          OffsetAndTimestamp o = found.get(tp);
-          c.seek(tp, o != null ? o.offset() : ends.get(tp));
-        }
-      }
-      return new HashMap<>(c.endOffsets(fresh));
     }
-    LOG.info("query view reads new partitions {}", fresh);
-    return null;
+    c.seekToBeginning(fromBeginning);
+    return new HashMap<>(c.endOffsets(fresh));
   }
 
   private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, String topic) {

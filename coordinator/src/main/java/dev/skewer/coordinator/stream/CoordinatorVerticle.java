@@ -7,7 +7,6 @@ import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.query.StageStatus;
-import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.health.Readiness;
@@ -62,7 +61,6 @@ public final class CoordinatorVerticle extends VerticleBase {
   private final MeterRegistry registry;
   private final Clock clock;
   private final LongUnaryOperator lateEventsInWindow;
-  private final TopKStore topKStore;
   private final CheckpointStore checkpoints;
   private final HazelcastInstance hazelcast; // null: no node reports
   private final Frontier frontier;
@@ -87,7 +85,6 @@ public final class CoordinatorVerticle extends VerticleBase {
       CoordinatorSettings settings,
       MeterRegistry registry,
       Clock clock,
-      TopKStore topKStore,
       CheckpointStore checkpoints,
       HazelcastInstance hazelcast,
       Frontier frontier,
@@ -97,7 +94,6 @@ public final class CoordinatorVerticle extends VerticleBase {
     this.frontier = frontier;
     this.registry = registry;
     this.clock = clock;
-    this.topKStore = topKStore;
     this.checkpoints = checkpoints;
     this.hazelcast = hazelcast;
   }
@@ -113,22 +109,12 @@ public final class CoordinatorVerticle extends VerticleBase {
         .tag("coordinator", id)
         .baseUnit("seconds")
         .register(registry);
-    ResultWriter results =
-        new ResultWriter(vertx, job, topKStore, registry, id, lateEventsInWindow);
+    ResultWriter results = new ResultWriter(job, registry, id, lateEventsInWindow);
     return vertx
         .executeBlocking(this::prepare)
         .compose(
             sources -> {
-              tasks =
-                  new MergeTasks(
-                      job,
-                      settings.kafka(),
-                      sources,
-                      settings.topKWindows(),
-                      results,
-                      registry,
-                      id,
-                      clock);
+              tasks = new MergeTasks(job, settings.kafka(), sources, results, registry, id, clock);
               if (publisher != null) {
                 fanout = new FanoutPolicy(settings.hotKeys().policy(), sources, clock);
                 results.fanout(fanout);

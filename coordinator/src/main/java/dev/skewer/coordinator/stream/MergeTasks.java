@@ -2,7 +2,6 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.merge.WindowMerger;
-import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
@@ -30,7 +29,6 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
   private final JobSpec job;
   private final KafkaSettings kafka;
-  private final int topKWindows;
   private final ResultWriter results;
   private final Counter partialsIn;
   private final Counter partialsStale;
@@ -46,7 +44,6 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
       JobSpec job,
       KafkaSettings kafka,
       int sourcePartitions,
-      int topKWindows,
       ResultWriter results,
       MeterRegistry registry,
       String id,
@@ -55,7 +52,6 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
     this.clock = clock;
     this.kafka = kafka;
     this.sourcePartitions = sourcePartitions;
-    this.topKWindows = topKWindows;
     this.results = results;
     this.partialsIn = counter(registry, CoordinatorMetrics.PARTIALS_IN, id);
     this.partialsStale = counter(registry, CoordinatorMetrics.PARTIALS_STALE, id);
@@ -85,8 +81,7 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
                 job.topics().partialsPartitions(),
                 checkpoint.get().createdMs())
             : WrittenResults.none();
-    return new PartialsPartitionTask(
-        this, partition, epoch, merger, new WindowTopK(job.topK(), topKWindows), written);
+    return new PartialsPartitionTask(this, partition, epoch, merger, written);
   }
 
   /** The events topic grew: mergers created from now on know the new count. */

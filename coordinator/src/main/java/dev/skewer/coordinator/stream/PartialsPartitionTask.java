@@ -2,7 +2,6 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
-import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.Watermark;
@@ -11,15 +10,12 @@ import dev.skewer.core.wire.WireFormatException;
 import dev.skewer.stage.PartitionActivity;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.TaskOutput;
-import java.util.HashSet;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Stage 2 on one partials partition: decode Partials and watermarks into the partition's {@link
  * WindowMerger}; after each batch, write the results of the windows the global watermark closed
- * (through the {@link ResultWriter}) and publish the changed windows' top-K. Runs on the
- * coordinator's event loop.
+ * (through the {@link ResultWriter}). Runs on the coordinator's event loop.
  */
 final class PartialsPartitionTask implements PartitionTask {
 
@@ -27,21 +23,14 @@ final class PartialsPartitionTask implements PartitionTask {
   private final int partition;
   private final long epoch;
   private final WindowMerger merger;
-  private final WindowTopK topK;
   private final WrittenResults written; // results the previous owner wrote since the checkpoint
 
   PartialsPartitionTask(
-      MergeTasks shared,
-      int partition,
-      long epoch,
-      WindowMerger merger,
-      WindowTopK topK,
-      WrittenResults written) {
+      MergeTasks shared, int partition, long epoch, WindowMerger merger, WrittenResults written) {
     this.shared = shared;
     this.partition = partition;
     this.epoch = epoch;
     this.merger = merger;
-    this.topK = topK;
     this.written = written;
   }
 
@@ -76,13 +65,8 @@ final class PartialsPartitionTask implements PartitionTask {
 
   @Override
   public void endOfBatch(TaskOutput out) {
-    Set<Long> touchedWindows = new HashSet<>();
     merger.advance(
-        (FinalResult result) ->
-            shared
-                .results()
-                .write(result, merger.watermarks(), written, topK, touchedWindows, out));
-    shared.results().publish(partition, topK, touchedWindows);
+        (FinalResult result) -> shared.results().write(result, merger.watermarks(), written, out));
   }
 
   @Override

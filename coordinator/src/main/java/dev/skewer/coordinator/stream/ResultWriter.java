@@ -4,8 +4,6 @@ import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.SourceWatermarks;
-import dev.skewer.coordinator.topk.TopKStore;
-import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.job.HoppingWindow;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.SessionWindow;
@@ -14,31 +12,21 @@ import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.stage.TaskOutput;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
 import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Writes a partials partition's final results: the JSON envelope keyed {@code <key>@<windowStart>}
  * to the results topic (an upsert log), skipping during a replay what the previous owner already
- * wrote and continuing its revision numbers; records fixed windows in the partition's top-K index
- * and the fanout policy, and publishes the changed windows' top-K lists (off the event loop). One
- * per coordinator, used on its event loop.
+ * wrote and continuing its revision numbers; shows fixed windows' counts to the fanout policy. One
+ * per coordinator, used on its event loop. (The top-K API ranks the results topic itself: see
+ * {@code coordinator.query.ResultsView}.)
  */
 final class ResultWriter {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ResultWriter.class);
-
-  private final Vertx vertx;
   private final JobSpec job;
   private final ResultFormatter formatter;
-  private final TopKStore topKStore;
   private final Counter resultsOut;
   private final Counter revisionsOut;
   private final LongUnaryOperator lateEventsInWindow; // window start -> late events read
@@ -50,18 +38,11 @@ final class ResultWriter {
    *     window starting at a time (the query side's counts)
    */
   ResultWriter(
-      Vertx vertx,
-      JobSpec job,
-      TopKStore topKStore,
-      MeterRegistry registry,
-      String id,
-      LongUnaryOperator lateEventsInWindow) {
-    this.vertx = vertx;
+      JobSpec job, MeterRegistry registry, String id, LongUnaryOperator lateEventsInWindow) {
     this.lateEventsInWindow = lateEventsInWindow;
     this.sessions = job.window() instanceof SessionWindow;
     this.job = job;
     this.formatter = new ResultFormatter(job);
-    this.topKStore = topKStore;
     this.resultsOut =
         Counter.builder(CoordinatorMetrics.RESULTS_OUT).tag("coordinator", id).register(registry);
     this.revisionsOut =
@@ -76,17 +57,10 @@ final class ResultWriter {
 
   /**
    * Writes one result of partials partition {@code partition}; {@code written} holds what the
-   * previous owner wrote since the checkpoint (replays), {@code touchedWindows} collects the fixed
-   * windows whose top-K changed, {@code watermarks} is the partition's view of the sources (for the
-   * result's provenance).
+   * previous owner wrote since the checkpoint (replays), {@code watermarks} is the partition's view
+   * of the sources (for the result's provenance).
    */
-  void write(
-      FinalResult r,
-      SourceWatermarks watermarks,
-      WrittenResults written,
-      WindowTopK topK,
-      Set<Long> touchedWindows,
-      TaskOutput out) {
+  void write(FinalResult r, SourceWatermarks watermarks, WrittenResults written, TaskOutput out) {
     String resultKey = formatter.resultKey(r.key(), r.windowStartMs());
     String supersededBy =
         r.superseded() ? formatter.resultKey(r.key(), r.supersededByStartMs()) : null;
@@ -120,37 +94,11 @@ final class ResultWriter {
         revisionsOut.increment();
       }
     }
-    // the top-K index and the fanout policy look at fixed windows: not at sessions (one per
-    // user), and for hopping windows only at those aligned on their size, so each event is seen
-    // once
-    if (!r.superseded() && countsForIndexes(r.windowStartMs())) {
-      topK.record(r.windowStartMs(), r.windowEndMs(), r.key(), r.aggregate().count());
-      if (fanout != null) {
-        fanout.observeResult(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
-      }
-      touchedWindows.add(r.windowStartMs());
+    // the fanout policy looks at fixed windows: not at sessions (one per user), and for hopping
+    // windows only at those aligned on their size, so each event is seen once
+    if (fanout != null && !r.superseded() && countsForFanout(r.windowStartMs())) {
+      fanout.observeResult(r.key(), r.windowStartMs(), r.windowEndMs(), r.aggregate().count());
     }
-  }
-
-  /** Publishes the top-K lists of the windows a batch touched, on an ordered worker. */
-  void publish(int partition, WindowTopK topK, Set<Long> touchedWindows) {
-    if (touchedWindows.isEmpty()) {
-      return;
-    }
-    List<Runnable> publications = new ArrayList<>();
-    for (long windowStartMs : touchedWindows) {
-      long windowEndMs = topK.windowEndMs(windowStartMs);
-      var top = topK.top(windowStartMs);
-      publications.add(() -> topKStore.publish(partition, windowStartMs, windowEndMs, top));
-    }
-    vertx
-        .executeBlocking(
-            () -> {
-              publications.forEach(Runnable::run);
-              return null;
-            },
-            true)
-        .onFailure(e -> LOG.warn("top-K publication failed", e));
   }
 
   private byte[] format(FinalResult r, int revision, String supersededBy, Provenance provenance) {
@@ -184,7 +132,7 @@ final class ResultWriter {
         late);
   }
 
-  private boolean countsForIndexes(long windowStartMs) {
+  private boolean countsForFanout(long windowStartMs) {
     if (job.window() instanceof SessionWindow) {
       return false;
     }

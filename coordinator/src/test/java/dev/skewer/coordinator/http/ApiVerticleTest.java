@@ -60,6 +60,7 @@ class ApiVerticleTest {
   private OpenApiResponses contract;
   private int openPort;
   private int securedPort;
+  private int catchingUpPort;
 
   @BeforeAll
   void start() throws Exception {
@@ -105,8 +106,14 @@ class ApiVerticleTest {
                         List.of(
                             new OpenWindowTotals.KeyTotals("k5", 7, new double[] {3, 7}, 2),
                             new OpenWindowTotals.KeyTotals("k9", 11, new double[] {1, 11}, 4)))))));
+    view.markCaughtUp();
     QueryService service = new QueryService(job, view, side, stages, null, clock);
     openPort = deploy(QuerySettings.defaults(), service);
+    // a coordinator whose view has not yet read what the results topic held at start
+    ResultsView reading = new ResultsView(1 << 30);
+    reading.add(parser.parse(QueryFixtures.envelope(job, "k1", 10_000, 3, 1, 2, 0)), NOW, NOW);
+    catchingUpPort =
+        deploy(QuerySettings.defaults(), new QueryService(job, reading, side, stages, null, clock));
     securedPort =
         deploy(
             QuerySettings.defaults().withApiToken(TOKEN).withCorsOrigin("https://ops.example"),
@@ -440,6 +447,28 @@ class ApiVerticleTest {
     HttpResponse<String> other = get(securedPort, "/health/live", "Origin", "https://evil.example");
     assertThat(other.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
     assertThat(other.statusCode()).isLessThan(500);
+  }
+
+  @Test
+  void shouldAnswer503InsteadOfAPartialWindowWhileTheViewIsStillReadingTheResultsTopic()
+      throws Exception {
+    for (String[] q :
+        new String[][] {
+          {"topk", "/api/v1/topk?k=10"},
+          {"topk", "/api/v1/topk?window=10000&k=10000"},
+          {"key", "/api/v1/keys/k1"},
+          {"windows", "/api/v1/windows"}
+        }) {
+      HttpResponse<String> r = get(catchingUpPort, q[1]);
+      contract.check(
+          q[0], r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body());
+      assertThat(r.statusCode()).as(q[1]).isEqualTo(503);
+      assertThat(new JsonObject(r.body()).getString("error"))
+          .contains("still reading the results topic");
+    }
+    // what does not come from the view still answers
+    assertThat(get(catchingUpPort, "/api/v1/topk?window=open").statusCode()).isEqualTo(200);
+    assertThat(get(catchingUpPort, "/api/v1/status").statusCode()).isEqualTo(200);
   }
 
   @Test

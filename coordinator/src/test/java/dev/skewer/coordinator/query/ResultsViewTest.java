@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skewer.core.job.JobSpec;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ResultsViewTest {
@@ -108,5 +111,65 @@ class ResultsViewTest {
     assertThat(a).extracting(StoredResult::count).containsExactly(2L, 3L);
     assertThat(view.key("a", Long.MIN_VALUE, Long.MAX_VALUE)).hasSize(4);
     assertThat(view.key("zz", Long.MIN_VALUE, Long.MAX_VALUE)).isEmpty();
+  }
+
+  @Test
+  void shouldRankEveryKeyExactlyForAnyKWithTiesBrokenByKey() {
+    // given: 3,000 keys of one window with many equal counts, arriving in random order
+    ResultsView view = new ResultsView(1L << 32);
+    Random random = new Random(7);
+    List<StoredResult> all = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      all.add(result(job, "key-" + random.nextInt(1_000_000), 0, 1 + random.nextInt(20), 1, 1, 0));
+    }
+    java.util.Collections.shuffle(all, random);
+    all.forEach(r -> view.add(r, 0, 0));
+    List<StoredResult> expected = new ArrayList<>(view.window(0).all());
+    expected.sort(
+        Comparator.comparingLong(StoredResult::count).reversed().thenComparing(StoredResult::key));
+    // then: every k is the exact prefix of the brute-force order
+    for (int k : new int[] {1, 10, 99, 100, 101, 1_000, 2_999, 10_000}) {
+      assertThat(view.window(0).top(Ranking.COUNT, k))
+          .as("k=%d", k)
+          .containsExactlyElementsOf(expected.subList(0, Math.min(k, expected.size())));
+    }
+  }
+
+  @Test
+  void shouldReplaceOnlyTheRevisedKeyAndKeepEveryOtherKeyOfTheWindow() {
+    // given: a complete window of 50 keys
+    ResultsView view = new ResultsView(1 << 30);
+    for (int i = 0; i < 50; i++) {
+      view.add(result(job, "k" + i, 0, 10 + i, 1, 1, 0), 0, 0);
+    }
+    // when: a late revision of one key arrives (the merge stage has long dropped the window)
+    view.add(result(job, "k3", 0, 1_000, 1, 1, 2), 1, 1);
+    // then: that key's entry is replaced, ranked first, and the other 49 are untouched
+    List<StoredResult> top = view.window(0).top(Ranking.COUNT, 10_000);
+    assertThat(top).hasSize(50);
+    assertThat(top.get(0).key()).isEqualTo("k3");
+    assertThat(top.get(0).revision()).isEqualTo(2);
+    assertThat(top.get(1).key()).isEqualTo("k49");
+    assertThat(top.subList(1, 50)).allMatch(r -> r.revision() == 0 && r.count() >= 10);
+  }
+
+  @Test
+  void shouldNotAnswerBeforeCaughtUpAndNeverStartAPartialWindowForAnEvictedOne() {
+    long perResult = result(job, "k0", 0, 3, 1, 1, 0).estimatedBytes();
+    ResultsView view = new ResultsView(perResult * 15); // room for one window of 10 keys
+    assertThat(view.caughtUp()).isFalse();
+    for (int w = 0; w < 3; w++) {
+      for (int k = 0; k < 10; k++) {
+        view.add(result(job, "k" + k, w * 10_000L, 3, 1, 1, 0), 0, 0);
+      }
+    }
+    view.markCaughtUp();
+    assertThat(view.caughtUp()).isTrue();
+    assertThat(view.windows().keySet()).containsExactly(20_000L);
+    // a revision of an evicted window does not bring it back with one key
+    view.add(result(job, "k4", 0, 9, 1, 1, 1), 0, 0);
+    view.add(result(job, "k4", 10_000, 9, 1, 1, 1), 0, 0);
+    assertThat(view.windows().keySet()).containsExactly(20_000L);
+    assertThat(view.droppedOld()).isEqualTo(2);
   }
 }

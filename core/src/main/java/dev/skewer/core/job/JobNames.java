@@ -110,16 +110,6 @@ public record JobNames(String jobName, String id) {
     return "skewer." + id + ".stage";
   }
 
-  /** IMap of the top-K lists per (window, partials partition): {@code skewer.<id>.topk}. */
-  public String topKListsMap() {
-    return "skewer." + id + ".topk";
-  }
-
-  /** IMap of the published windows of the top-K index: {@code skewer.<id>.topk.windows}. */
-  public String topKWindowsMap() {
-    return "skewer." + id + ".topk.windows";
-  }
-
   /** IMap mirroring the published hot-key table: {@code skewer.<id>.hotkeys}. */
   public String hotKeysMap() {
     return "skewer." + id + ".hotkeys";

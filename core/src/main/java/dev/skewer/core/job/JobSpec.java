@@ -16,8 +16,8 @@ import java.time.Duration;
  * @param sketches sketch parameters
  * @param output result shape
  * @param topics Kafka topics
- * @param topK keys kept per closed window per coordinator partition for the top-K index, in [1,
- *     1000000]
+ * @param topK no longer used (the top-K API ranks every key of a window); still validated in [1,
+ *     1000000] and accepted so existing job files load
  */
 public record JobSpec(
     String name,

@@ -40,8 +40,6 @@ public final class HazelcastMetrics {
         List.of(
             names.checkpointsMap(),
             names.epochsMap(),
-            names.topKListsMap(),
-            names.topKWindowsMap(),
             names.hotKeysMap(),
             names.hotKeyReportsMap())) {
       IMap<?, ?> map = hazelcast.getMap(name);

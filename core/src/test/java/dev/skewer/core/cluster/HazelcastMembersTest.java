@@ -7,8 +7,8 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.net.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -18,8 +18,8 @@ class HazelcastMembersTest {
   @Test
   void shouldFormAClusterOfTwoWhenBothMembersListEachOther() throws IOException {
     // given
-    int p1 = freePort();
-    int p2 = freePort();
+    int p1 = FreePorts.next();
+    int p2 = FreePorts.next();
     List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
     String cluster = "skewer-test-" + p1;
     HazelcastInstance node = null;
@@ -124,11 +124,5 @@ class HazelcastMembersTest {
         .hasMessage("clusterName must be non-blank, was ' '");
     assertThatThrownBy(() -> new ClusterSettings("c", "0.0.0.0", null, 5701, List.of(), null))
         .hasMessage("publicAddress must be set when bindAddress is the wildcard 0.0.0.0");
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

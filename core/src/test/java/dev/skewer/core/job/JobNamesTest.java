@@ -17,8 +17,6 @@ class JobNamesTest {
         n.hazelcastClusterName(),
         n.checkpointsMap(),
         n.epochsMap(),
-        n.topKListsMap(),
-        n.topKWindowsMap(),
         n.hotKeysMap(),
         n.hotKeyReportsMap(),
         n.partialsTopic(),

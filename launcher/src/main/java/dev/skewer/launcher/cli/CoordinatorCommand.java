@@ -78,7 +78,6 @@ public final class CoordinatorCommand implements Callable<Integer> {
             common.bindAddress(env),
             httpPort == 0 ? CoordinatorSettings.NO_HTTP : httpPort,
             CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
-            CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
             common.checkpointInterval(),
             noHotKeys ? HotKeySettings.disabled() : HotKeySettings.defaults(),
             common.provision());

@@ -16,19 +16,16 @@ import dev.skewer.core.frontier.InMemoryFrontier;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.BindException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +37,6 @@ import org.slf4j.LoggerFactory;
 public final class LocalCluster implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
-  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   private final List<NodeRuntime> nodes = new ArrayList<>();
   private final List<CoordinatorRuntime> coordinators = new ArrayList<>();
@@ -49,6 +45,19 @@ public final class LocalCluster implements AutoCloseable {
   private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
   private final Frontier sharedFrontier = new InMemoryFrontier();
   private final JobNames names;
+  private final java.util.Map<CoordinatorRuntime, HazelcastInstance> coordinatorMembers =
+      new java.util.HashMap<>();
+  private static final int BIND_ATTEMPTS = 5;
+  private final List<String> memberAddresses = new ArrayList<>();
+  private boolean hazelcast;
+  private Restart restart; // how to start one more coordinator like the first ones
+
+  private record Restart(
+      JobSpec job,
+      KafkaSettings kafka,
+      MeterRegistry registry,
+      Clock clock,
+      HotKeySettings hotKeys) {}
 
   private LocalCluster(JobNames names) {
     this.names = names;
@@ -95,34 +104,17 @@ public final class LocalCluster implements AutoCloseable {
       HotKeySettings hotKeys)
       throws Exception {
     LocalCluster cluster = new LocalCluster(JobNames.of(job));
+    cluster.restart = new Restart(job, kafka, registry, clock, hotKeys);
     try {
-      List<Integer> ports = new ArrayList<>();
-      List<String> memberList = new ArrayList<>();
-      int total = nodeCount + coordinatorCount;
-      if (hazelcast) {
-        for (int i = 0; i < total; i++) {
-          int port = freeLoopbackPort();
-          ports.add(port);
-          memberList.add("127.0.0.1:" + port);
-        }
-      }
-      int memberIndex = 0;
+      cluster.hazelcast = hazelcast;
       for (int i = 1; i <= coordinatorCount; i++) {
         String id = "coordinator-" + i;
-        HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "coordinator");
-        cluster.coordinators.add(
-            CoordinatorRuntime.start(
-                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),
-                QuerySettings.defaults(),
-                hz,
-                registry,
-                clock,
-                cluster.store(hz, kafka),
-                cluster.frontier(hz)));
+        HazelcastInstance hz = cluster.member(id, "coordinator");
+        cluster.startCoordinator(id, i == 1 ? httpPort : 0, hz);
       }
       for (int i = 1; i <= nodeCount; i++) {
         String id = "node-" + i;
-        HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "node");
+        HazelcastInstance hz = cluster.member(id, "node");
         cluster.nodes.add(
             NodeRuntime.start(
                 NodeSettings.of(id, job, kafka),
@@ -139,35 +131,89 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
-  /** A loopback port that was free a moment ago and that this JVM has not handed out before. */
-  private static int freeLoopbackPort() {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      int port;
-      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        port = socket.getLocalPort();
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot open a loopback server socket", e);
-      }
-      if (HANDED_OUT.add(port)) {
-        return port;
-      }
+  private CoordinatorRuntime startCoordinator(String id, int httpPort, HazelcastInstance hz)
+      throws Exception {
+    Restart r = restart;
+    CoordinatorRuntime c =
+        CoordinatorRuntime.start(
+            CoordinatorSettings.of(id, r.job(), r.kafka(), httpPort).withHotKeys(r.hotKeys()),
+            QuerySettings.defaults(),
+            hz,
+            r.registry(),
+            r.clock(),
+            store(hz, r.kafka()),
+            frontier(hz));
+    coordinators.add(c);
+    if (hz != null) {
+      coordinatorMembers.put(c, hz);
     }
-    throw new IllegalStateException("no fresh free loopback port after 100 attempts");
+    return c;
   }
 
-  private HazelcastInstance member(
-      List<Integer> ports, int index, List<String> memberList, String name, String role) {
-    if (ports.isEmpty()) {
+  /**
+   * Starts one more coordinator (HTTP on any free port), with its own Hazelcast member joining the
+   * cluster when the cluster has members — as a replacement process would.
+   */
+  public CoordinatorRuntime addCoordinator(String id) throws Exception {
+    HazelcastInstance hz = member(id, "coordinator");
+    return startCoordinator(id, 0, hz);
+  }
+
+  /**
+   * Takes a coordinator down the way a crash does, as far as one JVM allows: its Hazelcast member
+   * is terminated first (no graceful migration; checkpoints it still tries to write fail), then its
+   * Vert.x is closed, so its consumer leaves the group and its partials partitions move.
+   */
+  public void killCoordinator(CoordinatorRuntime coordinator) {
+    HazelcastInstance hz = coordinatorMembers.remove(coordinator);
+    if (hz != null) {
+      hz.getLifecycleService().terminate();
+      members.remove(hz);
+    }
+    coordinators.remove(coordinator);
+    coordinator.close();
+  }
+
+  /**
+   * Starts a Hazelcast member joining the members started so far, or none without Hazelcast. Its
+   * port is picked just before it binds; a port something else took in between (an outgoing
+   * connection's ephemeral port, another test's process) is replaced by another one.
+   */
+  private HazelcastInstance member(String name, String role) {
+    if (!hazelcast) {
       return null;
     }
-    HazelcastInstance hz =
-        HazelcastMembers.start(
-            ClusterSettings.loopback(names.hazelcastClusterName(), ports.get(index), memberList),
-            name,
-            role,
-            names.jobName());
-    members.add(hz);
-    return hz;
+    for (int attempt = 1; ; attempt++) {
+      int port = FreePorts.next();
+      List<String> memberList = new ArrayList<>(memberAddresses);
+      memberList.add("127.0.0.1:" + port);
+      try {
+        HazelcastInstance hz =
+            HazelcastMembers.start(
+                ClusterSettings.loopback(names.hazelcastClusterName(), port, memberList),
+                name,
+                role,
+                names.jobName());
+        memberAddresses.add("127.0.0.1:" + port);
+        members.add(hz);
+        return hz;
+      } catch (RuntimeException e) {
+        if (attempt >= BIND_ATTEMPTS || !portTaken(e)) {
+          throw e;
+        }
+        LOG.info("port {} was taken before member {} could bind it; picking another", port, name);
+      }
+    }
+  }
+
+  private static boolean portTaken(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException
+          || (t.getMessage() != null && t.getMessage().contains("is already in use"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Hazelcast-backed (mirrored to Kafka) with a member, else one store shared in this JVM. */

@@ -15,13 +15,13 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.loadgen.produce.LoadProducer;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
-import dev.skewer.testkit.net.FreePorts;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -134,7 +134,6 @@ class EndpointsIT {
               "127.0.0.1",
               0,
               CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
-              CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
               Duration.ofSeconds(1),
               HotKeySettings.defaults(),
               true);

@@ -18,12 +18,12 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
-import dev.skewer.testkit.net.FreePorts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -195,7 +195,6 @@ class JobIsolationIT {
                       "127.0.0.1",
                       0,
                       CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
-                      CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
                       Duration.ofSeconds(1),
                       new HotKeySettings(
                           true,

@@ -3,10 +3,10 @@ package dev.skewer.launcher.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
-import dev.skewer.testkit.net.FreePorts;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.URI;
