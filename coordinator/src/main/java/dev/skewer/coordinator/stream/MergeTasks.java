@@ -26,10 +26,19 @@ import org.slf4j.LoggerFactory;
  */
 final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
+  /**
+   * Finds the results of one partials partition that a previous owner wrote since shortly before
+   * {@code sinceMs}. May block.
+   */
+  @FunctionalInterface
+  interface ResultsLookup {
+    WrittenResults find(int partition, long sinceMs);
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(MergeTasks.class);
 
   private final JobSpec job;
-  private final KafkaSettings kafka;
+  private final ResultsLookup writtenResults;
   private final int topKWindows;
   private final ResultWriter results;
   private final Counter partialsIn;
@@ -51,9 +60,36 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
       MeterRegistry registry,
       String id,
       Clock clock) {
+    this(
+        job,
+        sourcePartitions,
+        topKWindows,
+        results,
+        registry,
+        id,
+        clock,
+        (partition, sinceMs) ->
+            WrittenResults.scan(
+                kafka,
+                job.topics().results(),
+                partition,
+                job.topics().partialsPartitions(),
+                sinceMs));
+  }
+
+  /** Tasks that look up what a previous owner wrote through {@code writtenResults} (tests). */
+  MergeTasks(
+      JobSpec job,
+      int sourcePartitions,
+      int topKWindows,
+      ResultWriter results,
+      MeterRegistry registry,
+      String id,
+      Clock clock,
+      ResultsLookup writtenResults) {
     this.job = job;
     this.clock = clock;
-    this.kafka = kafka;
+    this.writtenResults = writtenResults;
     this.sourcePartitions = sourcePartitions;
     this.topKWindows = topKWindows;
     this.results = results;
@@ -78,12 +114,7 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
             : new WindowMerger(sources, lateness, job.toSketchSpec());
     WrittenResults written =
         checkpoint.isPresent()
-            ? WrittenResults.scan(
-                kafka,
-                job.topics().results(),
-                partition,
-                job.topics().partialsPartitions(),
-                checkpoint.get().createdMs())
+            ? writtenResults.find(partition, checkpoint.get().createdMs())
             : WrittenResults.none();
     return new PartialsPartitionTask(
         this, partition, epoch, merger, new WindowTopK(job.topK(), topKWindows), written);
