@@ -14,8 +14,11 @@ import java.util.Arrays;
  * <ul>
  *   <li><b>close</b> ({@link #global()}): results ending at or before it are emitted. The minimum
  *       of the sources' close points over the sources that are not idle (an idle source has sent
- *       its open slices before saying so); when every source is idle, over those that have seen
- *       events. A source that has never reported holds it back (its node may not have started).
+ *       its open slices before saying so); when every source is idle, the maximum of the close
+ *       points seen — no source holds anything back then, so an idle source never holds the close
+ *       back, and at end of input ({@code finalizeAfterIdle}) every held result closes, however far
+ *       each source's own data reached. A source that has never reported holds it back (its node
+ *       may not have started).
  *   <li><b>lateness</b> ({@link #latenessMs()}): results whose end + allowed lateness is at or
  *       before it are dropped. The minimum of the sources' lateness watermarks over <em>all</em>
  *       sources, idle or not: a source's lateness watermark is where it stopped accepting events
@@ -134,7 +137,24 @@ public final class SourceWatermarks {
 
   /** The close watermark; {@link Long#MIN_VALUE} while it is held back. */
   public long global() {
-    return minOverActive(closeMs);
+    long min = minOverActive(closeMs);
+    if (min == Long.MIN_VALUE || anyActive()) {
+      return min;
+    }
+    long max = Long.MIN_VALUE;
+    for (long c : closeMs) {
+      max = Math.max(max, c);
+    }
+    return max;
+  }
+
+  private boolean anyActive() {
+    for (boolean i : idle) {
+      if (!i) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The lateness watermark; {@link Long#MIN_VALUE} while it is held back. */

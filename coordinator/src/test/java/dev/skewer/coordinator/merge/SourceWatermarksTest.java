@@ -26,12 +26,20 @@ class SourceWatermarksTest {
   }
 
   @Test
-  void shouldTakeMinimumOfSeenSourcesWhenAllAreIdle() {
+  void shouldCloseThroughTheLatestSourceWhenAllAreIdle() {
+    // every idle source has sent its open slices: none holds the close back (end of input closes
+    // what the latest source finalized, not only what the earliest one did)
     SourceWatermarks w = new SourceWatermarks(3);
     w.update(new Watermark(0, 1, 400, true));
     w.update(new Watermark(1, 1, 900, true));
     w.update(new Watermark(2, 1, Long.MIN_VALUE, true)); // never saw an event
-    assertThat(w.global()).isEqualTo(400);
+    assertThat(w.global()).isEqualTo(900);
+    assertThat(w.latenessMs()).isEqualTo(Long.MIN_VALUE); // nothing is dropped meanwhile
+    assertThat(w.frontierMs()).isEqualTo(400);
+
+    // and once one wakes up, it holds the close back again
+    w.update(new Watermark(0, 1, 450, false));
+    assertThat(w.global()).isEqualTo(450);
   }
 
   @Test
