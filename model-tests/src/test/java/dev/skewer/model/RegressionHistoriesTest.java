@@ -51,6 +51,59 @@ class RegressionHistoriesTest {
             new Step.End()));
   }
 
+  /**
+   * Found by seed 7: a lost send rewound a partition before its first checkpoint; without a
+   * checkpoint the new task did not look for the side outputs the first one wrote, and wrote the
+   * DLQ record again.
+   */
+  @Test
+  void shouldNotWriteASideOutputTwiceWhenAPartitionIsRewoundBeforeItsFirstCheckpoint()
+      throws Exception {
+    keepsEveryContract(
+        history(
+            tumbling(1_000, 0, 0, 1),
+            500,
+            NEVER,
+            false,
+            append(InputEvent.of(0, 0, "a", 5_000, 1)),
+            new Step.Settle(),
+            new Step.Stall(Step.Stage.NODE, 0),
+            append(InputEvent.of(1, 0, "a", 100, 2), InputEvent.notJson(2, 0, "a", 5_000)),
+            new Step.Release(Step.Stage.NODE, 0, true),
+            new Step.End()));
+  }
+
+  /**
+   * Found by seeds 7 and 104 (before the fix above): the same on a coordinator — without a
+   * checkpoint the replay did not know the results already written and wrote revision 0 again, with
+   * other content.
+   */
+  @Test
+  void shouldContinueTheRevisionsWhenACoordinatorIsRewoundBeforeItsFirstCheckpoint()
+      throws Exception {
+    keepsEveryContract(revisedThenRewound(500));
+  }
+
+  /**
+   * A window closed (revision 0), revised by an event within the allowed lateness (revision 1),
+   * then the coordinator loses the send of revision 2 and replays its partition from the start,
+   * {@code maxPollRecords} partials per batch.
+   */
+  private static History revisedThenRewound(int maxPollRecords) {
+    return history(
+        tumbling(1_000, 0, 5_000, 1),
+        maxPollRecords,
+        NEVER,
+        false,
+        append(InputEvent.of(0, 0, "a", 100, 1), InputEvent.of(1, 0, "a", 1_100, 1)),
+        new Step.Settle(),
+        append(InputEvent.of(2, 0, "a", 200, 1)),
+        new Step.Settle(),
+        new Step.FailNext(Step.Stage.COORDINATOR, 0, ModelJob.RESULTS, 0),
+        append(InputEvent.of(3, 0, "a", 300, 1)),
+        new Step.End());
+  }
+
   private static ModelJob tumbling(long sizeMs, long delayMs, long latenessMs, int sources) {
     return new ModelJob(
         ModelJob.Shape.TUMBLING, sizeMs, 0, 0, delayMs, latenessMs, false, sources, 1, 1, 1);

@@ -112,10 +112,12 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
         checkpoint.isPresent()
             ? WindowMerger.restore(checkpoint.get().state(), sources, lateness, job.toSketchSpec())
             : new WindowMerger(sources, lateness, job.toSketchSpec());
+    // what an earlier owner wrote since the checkpoint; without one, an earlier owner (epoch > 1:
+    // a rewind or take-over before the first checkpoint) may have written any result
     WrittenResults written =
         checkpoint.isPresent()
             ? writtenResults.find(partition, checkpoint.get().createdMs())
-            : WrittenResults.none();
+            : epoch > 1 ? writtenResults.find(partition, 0) : WrittenResults.none();
     return new PartialsPartitionTask(
         this, partition, epoch, merger, new WindowTopK(job.topK(), topKWindows), written);
   }

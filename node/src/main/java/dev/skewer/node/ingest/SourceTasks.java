@@ -110,10 +110,12 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
                 checkpoint.get().state(), epoch, slices, delayMs, latenessMs, job.toSketchSpec())
             : new PartitionAggregator(
                 partition, epoch, slices, delayMs, latenessMs, job.toSketchSpec());
+    // what an earlier owner routed since the checkpoint; without one, an earlier owner (epoch > 1:
+    // a rewind or take-over before the first checkpoint) may have routed any offset
     Set<Long> alreadyRouted =
         checkpoint.isPresent()
             ? routed.find(partition, checkpoint.get().nextOffset(), checkpoint.get().createdMs())
-            : Set.of();
+            : epoch > 1 ? routed.find(partition, 0, 0) : Set.of();
     return new SourcePartitionTask(this, partition, aggregator, alreadyRouted);
   }
 
