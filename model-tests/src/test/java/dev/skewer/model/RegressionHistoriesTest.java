@@ -85,6 +85,16 @@ class RegressionHistoriesTest {
   }
 
   /**
+   * Found by seeds 50, 104, 131: a coordinator's replay passes through the earlier states of a
+   * window (poll batches cut elsewhere) and wrote them again as new revisions, so a published
+   * result went back to fewer events before catching up.
+   */
+  @Test
+  void shouldNeverRewriteAResultWithFewerEventsWhenACoordinatorReplays() throws Exception {
+    keepsEveryContract(revisedThenRewound(1));
+  }
+
+  /**
    * A window closed (revision 0), revised by an event within the allowed lateness (revision 1),
    * then the coordinator loses the send of revision 2 and replays its partition from the start,
    * {@code maxPollRecords} partials per batch.
