@@ -95,6 +95,27 @@ class RegressionHistoriesTest {
   }
 
   /**
+   * Found by seed 73: a lost send rewound a partition while later sends of the same task were still
+   * in flight; the new task looked for the side outputs already written before those landed, and
+   * wrote the DLQ record again.
+   */
+  @Test
+  void shouldNotWriteASideOutputTwiceWhenARewindRacesTheSendsInFlight() throws Exception {
+    keepsEveryContract(
+        history(
+            tumbling(1_000, 0, 0, 1),
+            500,
+            5,
+            false,
+            append(InputEvent.of(0, 0, "a", 5_000, 1)),
+            new Step.Settle(),
+            new Step.Stall(Step.Stage.NODE, 0),
+            append(InputEvent.of(1, 0, "a", 100, 2), InputEvent.notJson(2, 0, "a", 5_000)),
+            new Step.Release(Step.Stage.NODE, 0, true, true),
+            new Step.End()));
+  }
+
+  /**
    * A window closed (revision 0), revised by an event within the allowed lateness (revision 1),
    * then the coordinator loses the send of revision 2 and replays its partition from the start,
    * {@code maxPollRecords} partials per batch.
