@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -113,6 +114,39 @@ class RegressionHistoriesTest {
             append(InputEvent.of(1, 0, "a", 100, 2), InputEvent.notJson(2, 0, "a", 5_000)),
             new Step.Release(Step.Stage.NODE, 0, true, true),
             new Step.End()));
+  }
+
+  /**
+   * Found by seeds 111 and 245 (not fixed): a node adopts the coordinators' frontier on its ticks,
+   * so after a rewind the events between the checkpoint and the point where the frontier was first
+   * adopted are judged against it: events that went into a result the first time now also go to the
+   * late topic (and the other way round). The decision depends on when the frontier was read, which
+   * a replay cannot know.
+   */
+  @Test
+  @Disabled("known bug, not fixed: a replay judges its events against a frontier adopted later")
+  void shouldJudgeAReplayAgainstTheFrontierOfTheFirstPass() throws Exception {
+    keepsEveryContract(
+        history(
+            tumbling(1_000, 0, 0, 1),
+            1,
+            NEVER,
+            true,
+            append(early(40)),
+            append(InputEvent.of(40, 0, "a", 2_500, 1)),
+            new Step.PushFrontier(),
+            new Step.FailNext(Step.Stage.NODE, 0, ModelJob.PARTIALS, 0),
+            append(InputEvent.of(41, 0, "a", 2_600, 1)),
+            new Step.End()));
+  }
+
+  /** {@code n} events of window [0, 1000), replayed one per poll batch (ticks come between). */
+  private static InputEvent[] early(int n) {
+    InputEvent[] events = new InputEvent[n];
+    for (int i = 0; i < n; i++) {
+      events[i] = InputEvent.of(i, 0, "a", 100 + i, 1);
+    }
+    return events;
   }
 
   /**
