@@ -14,11 +14,10 @@ import java.util.Arrays;
  * <ul>
  *   <li><b>close</b> ({@link #global()}): results ending at or before it are emitted. The minimum
  *       of the sources' close points over the sources that are not idle (an idle source has sent
- *       its open slices before saying so); when every source is idle, the maximum of the close
- *       points seen — no source holds anything back then, so an idle source never holds the close
- *       back, and at end of input ({@code finalizeAfterIdle}) every held result closes, however far
- *       each source's own data reached. A source that has never reported holds it back (its node
- *       may not have started).
+ *       its open slices before saying so); when every source is idle, over those that have seen
+ *       events — or, once every one of those has also reached end of input ({@link
+ *       Watermark#finalized}), the maximum: everything any of them announced can close. A source
+ *       that has never reported holds it back (its node may not have started).
  *   <li><b>lateness</b> ({@link #latenessMs()}): results whose end + allowed lateness is at or
  *       before it are dropped. The minimum of the sources' lateness watermarks over <em>all</em>
  *       sources, idle or not: a source's lateness watermark is where it stopped accepting events
@@ -45,6 +44,7 @@ public final class SourceWatermarks {
   private long[] nextSeq;
   private boolean[] gap;
   private boolean[] idle;
+  private boolean[] finalized;
   private boolean[] reported;
 
   public SourceWatermarks(int sourcePartitions) {
@@ -66,6 +66,8 @@ public final class SourceWatermarks {
     nextSeq = grow(nextSeq, sourcePartitions, 0);
     gap = old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(gap, sourcePartitions);
     idle = old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(idle, sourcePartitions);
+    finalized =
+        old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(finalized, sourcePartitions);
     reported = old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(reported, sourcePartitions);
   }
 
@@ -130,6 +132,7 @@ public final class SourceWatermarks {
     }
     reported[s] = true;
     idle[s] = w.idle();
+    finalized[s] = w.finalized();
     watermarkMs[s] = Math.max(watermarkMs[s], w.watermarkMs());
     closeMs[s] = Math.max(closeMs[s], w.closeMs());
     return true;
@@ -137,13 +140,19 @@ public final class SourceWatermarks {
 
   /** The close watermark; {@link Long#MIN_VALUE} while it is held back. */
   public long global() {
-    long min = minOverActive(closeMs);
-    if (min == Long.MIN_VALUE || anyActive()) {
-      return min;
+    long close = minOverActive(closeMs);
+    if (close == Long.MIN_VALUE || anyActive()) {
+      return close;
     }
+    // every source idle: at end of input (all finalized) whatever any of them announced closes
     long max = Long.MIN_VALUE;
-    for (long c : closeMs) {
-      max = Math.max(max, c);
+    for (int s = 0; s < closeMs.length; s++) {
+      if (closeMs[s] != Long.MIN_VALUE) {
+        if (!finalized[s]) {
+          return close;
+        }
+        max = Math.max(max, closeMs[s]);
+      }
     }
     return max;
   }
@@ -211,6 +220,10 @@ public final class SourceWatermarks {
     return idle[source];
   }
 
+  public boolean finalized(int source) {
+    return finalized[source];
+  }
+
   public boolean reported(int source) {
     return reported[source];
   }
@@ -232,7 +245,8 @@ public final class SourceWatermarks {
       out.writeLong(closeMs[s]);
       out.writeLong(epoch[s]);
       out.writeLong(nextSeq[s]);
-      out.writeByte((idle[s] ? 1 : 0) | (reported[s] ? 2 : 0) | (gap[s] ? 4 : 0));
+      out.writeByte(
+          (idle[s] ? 1 : 0) | (reported[s] ? 2 : 0) | (gap[s] ? 4 : 0) | (finalized[s] ? 8 : 0));
     }
   }
 
@@ -263,6 +277,7 @@ public final class SourceWatermarks {
         w.idle[s] = (flags & 1) != 0;
         w.reported[s] = (flags & 2) != 0;
         w.gap[s] = (flags & 4) != 0;
+        w.finalized[s] = (flags & 8) != 0;
       }
     }
     w.resize(Math.max(n, minSources));
