@@ -1,7 +1,6 @@
 package dev.skewer.model;
 
 import dev.skewer.coordinator.stream.ModelMergeTasks;
-import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.frontier.InMemoryFrontier;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.node.ingest.ModelNodeTasks;
@@ -25,13 +24,16 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * and the history's steps played against them. The history plays the producers, the consumer groups
  * and the broker's failures.
  */
-final class Cluster implements AutoCloseable {
+final class Cluster {
 
   /** How long a history may take to settle before it counts as stuck. */
-  static final Duration STUCK = Duration.ofSeconds(30);
+  static final Duration STUCK = Duration.ofSeconds(60);
 
   private static final long START_MS = 1_000_000_000L;
-  private static final long TICK_MS = 2;
+  private static final long TICK_MS = 5;
+
+  /** The nodes' producers refuse larger records, and the side topics take no larger ones. */
+  static final int NODE_MAX_REQUEST_BYTES = 4_096;
 
   private final History history;
   private final ModelJob job;
@@ -39,7 +41,7 @@ final class Cluster implements AutoCloseable {
   private final Vertx vertx;
   final MemoryBroker broker = new MemoryBroker(Boolean.getBoolean("skewer.model.trace"));
   final ManualClock clock = new ManualClock(START_MS);
-  final InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+  final FlakyCheckpointStore store = new FlakyCheckpointStore();
   private final InMemoryFrontier frontier = new InMemoryFrontier();
   private final List<StageProcess> nodes = new ArrayList<>();
   private final List<ModelNodeTasks> nodeTasks = new ArrayList<>();
@@ -48,6 +50,12 @@ final class Cluster implements AutoCloseable {
 
   /** The frontier handed to the nodes at each {@link Step.PushFrontier} (MIN: none). */
   final List<Long> pushed = new ArrayList<>();
+
+  /**
+   * Per events partition, where the frontier a node judges by went up: input offset → frontier, as
+   * the task that went on from there saw it (a restored task forgets what it does not hold).
+   */
+  private final Map<Integer, java.util.TreeMap<Long, Long>> adoptions = new HashMap<>();
 
   private long frontierMs = Long.MIN_VALUE;
   private int restarts;
@@ -121,10 +129,48 @@ final class Cluster implements AutoCloseable {
             vertx,
             clock,
             history.maxPollRecords(),
-            Integer.MAX_VALUE,
+            NODE_MAX_REQUEST_BYTES,
             registry -> {
-              made[0] = new ModelNodeTasks(spec, job.partials(), registry, id, clock, broker);
+              made[0] =
+                  new ModelNodeTasks(
+                      spec, job.partials(), registry, id, clock, broker, NODE_MAX_REQUEST_BYTES);
               return made[0];
+            },
+            new ObservedTask.FrontierWatch() {
+              @Override
+              public long frontierMs(dev.skewer.stage.PartitionTask task) {
+                return ModelNodeTasks.aggregator(task).frontierMs();
+              }
+
+              @Override
+              public void adopted(int partition, long position, long frontierMs) {
+                broker.note(
+                    id
+                        + " partition "
+                        + partition
+                        + " adopts frontier "
+                        + frontierMs
+                        + " at offset "
+                        + position);
+                synchronized (adoptions) {
+                  adoptions
+                      .computeIfAbsent(partition, x -> new java.util.TreeMap<>())
+                      .merge(position, frontierMs, Math::max);
+                }
+              }
+            },
+            (partition, from, task) -> {
+              long restored = task.frontierMs();
+              synchronized (adoptions) {
+                java.util.TreeMap<Long, Long> a =
+                    adoptions.computeIfAbsent(partition, x -> new java.util.TreeMap<>());
+                a.tailMap(from, true).clear(); // what the new task does not hold is redone
+                if (restored != Long.MIN_VALUE
+                    && a.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE)
+                        < restored) {
+                  a.merge(from, restored, Math::max);
+                }
+              }
             });
     if (frontierMs != Long.MIN_VALUE) {
       made[0].frontierMs(frontierMs); // what its frontier reader finds
@@ -145,7 +191,9 @@ final class Cluster implements AutoCloseable {
             history.maxPollRecords(),
             Integer.MAX_VALUE,
             registry ->
-                new ModelMergeTasks(vertx, spec, job.sources(), registry, id, clock, broker));
+                new ModelMergeTasks(vertx, spec, job.sources(), registry, id, clock, broker),
+            null,
+            null);
     p.start(settings("coordinator", id, ModelJob.PARTIALS), store, clock);
     return p;
   }
@@ -157,7 +205,25 @@ final class Cluster implements AutoCloseable {
     }
   }
 
+  /** Nanoseconds spent per kind of step, over all clusters (for tuning). */
+  static final Map<String, java.util.concurrent.atomic.AtomicLong> TIME =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  static void time(String what, long startNs) {
+    TIME.computeIfAbsent(what, k -> new java.util.concurrent.atomic.AtomicLong())
+        .addAndGet(System.nanoTime() - startNs);
+  }
+
   void play(Step step) throws Exception {
+    long t0 = System.nanoTime();
+    try {
+      playUntimed(step);
+    } finally {
+      time(step.getClass().getSimpleName(), t0);
+    }
+  }
+
+  private void playUntimed(Step step) throws Exception {
     broker.note("step: " + step);
     if (step instanceof Step.Append a) {
       append(a.events());
@@ -174,6 +240,8 @@ final class Cluster implements AutoCloseable {
       restart(r.stage(), r.process());
     } else if (step instanceof Step.FailNext f) {
       processes(f.stage()).get(f.process()).producer.failNext(f.topic(), f.skip());
+    } else if (step instanceof Step.FailCheckpoint f) {
+      store.failNextSave(f.stage() == Step.Stage.NODE ? "node/" : "coordinator/");
     } else if (step instanceof Step.Stall s) {
       processes(s.stage()).get(s.process()).producer.closeGate();
     } else if (step instanceof Step.Release r) {
@@ -223,23 +291,16 @@ final class Cluster implements AutoCloseable {
     }
   }
 
-  /** Moves processing time and waits until every node task has ticked twice on it. */
+  /** Moves processing time and waits until every node task has had a tick at the new time. */
   private void advance(long ms) throws Exception {
     clock.advance(ms);
-    awaitTicks();
-  }
-
-  private void awaitTicks() throws Exception {
-    Map<ObservedTask, Long> before = new HashMap<>();
+    long now = clock.millis();
+    List<ObservedTask> tasks = new ArrayList<>();
     for (StageProcess p : nodes) {
-      for (ObservedTask t : p.active().values()) {
-        before.put(t, t.ticks());
-      }
+      tasks.addAll(p.active().values());
     }
     await(
-        () ->
-            before.entrySet().stream()
-                .allMatch(e -> e.getKey().closed() || e.getKey().ticks() >= e.getValue() + 2),
+        () -> tasks.stream().allMatch(t -> t.closed() || t.lastTickMs() >= now),
         () -> "node tasks ticking");
   }
 
@@ -268,7 +329,26 @@ final class Cluster implements AutoCloseable {
       for (ModelNodeTasks t : nodeTasks) {
         t.frontierMs(value);
       }
-      awaitTicks();
+      // idle partitions adopt it at their next checkpoint; the others never do
+      long f = value;
+      await(
+          () -> {
+            try {
+              for (StageProcess n : nodes) {
+                for (boolean adopted :
+                    n.eachActive(t -> !ModelNodeTasks.idle(t.task) || t.frontierMs() >= f)
+                        .values()) {
+                  if (!adopted) {
+                    return false;
+                  }
+                }
+              }
+              return true;
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          },
+          () -> "idle partitions adopting the frontier");
     }
   }
 
@@ -381,7 +461,7 @@ final class Cluster implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new StuckException("stuck for " + STUCK.toSeconds() + " s " + what.get());
       }
-      LockSupport.parkNanos(200_000);
+      LockSupport.parkNanos(500_000);
     }
   }
 
@@ -392,20 +472,44 @@ final class Cluster implements AutoCloseable {
     }
   }
 
+  /** The counters a history's summary adds up (what the failures made the runtimes do). */
+  static final List<String> COUNTED =
+      List.of(
+          "skewer.partitions.restores",
+          "skewer.partitions.rewinds",
+          "skewer.partitions.fenced",
+          "skewer.producer.send.failures",
+          "skewer.partials.stale",
+          "skewer.partials.lost",
+          "skewer.partials.late",
+          "skewer.node.side.outputs.skipped",
+          "skewer.node.side.outputs.truncated");
+
   private void collectMetrics(StageProcess p) {
     p.registry
         .getMeters()
         .forEach(
             m -> {
               String name = m.getId().getName();
-              if (name.startsWith("skewer.stage.")
-                  || name.endsWith(".stale")
-                  || name.endsWith(".late")
-                  || name.endsWith(".lost")) {
+              if (COUNTED.contains(name)) {
                 double v = m.measure().iterator().next().getValue();
                 metrics.merge(name, (long) v, Long::sum);
               }
             });
+  }
+
+  /** Where each partition's frontier went up, as the last task of the partition holds it. */
+  Map<Integer, Map<Long, Long>> adoptions() {
+    synchronized (adoptions) {
+      Map<Integer, Map<Long, Long>> copy = new java.util.TreeMap<>();
+      adoptions.forEach(
+          (p, a) -> {
+            if (!a.isEmpty()) {
+              copy.put(p, new java.util.TreeMap<>(a));
+            }
+          });
+      return copy;
+    }
   }
 
   /** The watermarks every process holds, for failure reports. */
@@ -483,8 +587,7 @@ final class Cluster implements AutoCloseable {
   }
 
   /** Stops every process. */
-  @Override
-  public void close() throws Exception {
+  void close() throws Exception {
     for (StageProcess p : nodes) {
       collectMetrics(p);
       p.stop();

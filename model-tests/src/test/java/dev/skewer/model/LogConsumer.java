@@ -26,7 +26,8 @@ import org.apache.kafka.common.record.TimestampType;
  */
 final class LogConsumer extends MockConsumer<byte[], byte[]> {
 
-  private static final long IDLE_WAIT_MS = 2;
+  /** How long an empty poll waits for an append (appends, wake-ups and rebalances end it early). */
+  private static final long IDLE_WAIT_MS = 20;
 
   private final MemoryBroker broker;
   private final String topic;

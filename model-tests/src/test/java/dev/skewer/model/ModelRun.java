@@ -15,6 +15,8 @@ final class ModelRun {
   record Outcome(
       History history,
       List<String> violations,
+      int adoptions,
+      boolean compared,
       long events,
       long late,
       long dlq,
@@ -36,20 +38,17 @@ final class ModelRun {
   static Outcome run(History history, Vertx vertx) throws Exception {
     long start = System.nanoTime();
     Observed run;
+    Observed baseline;
     try {
       run = play(history, vertx, null);
-    } catch (Cluster.StuckException e) {
-      return new Outcome(
-          history,
-          List.of("liveness: " + e.getMessage()),
-          history.events().size(),
-          0,
-          0,
-          0,
-          Map.of(),
-          (System.nanoTime() - start) / 1_000_000);
+    } catch (Exception e) {
+      return failed(history, "liveness: " + stuck(e), start);
     }
-    Observed baseline = history.faults() == 0 ? null : play(history.withoutFaults(), vertx, run);
+    try {
+      baseline = history.faults() == 0 ? null : play(history.withoutFaults(), vertx, run);
+    } catch (Exception e) {
+      return failed(history, "(failure-free run) liveness: " + stuck(e), start);
+    }
     List<String> violations = new ArrayList<>(Contracts.check(history, run, baseline));
     if (!violations.isEmpty()) {
       violations.add("state at the end:\n" + run.diagnostics());
@@ -66,6 +65,8 @@ final class ModelRun {
     return new Outcome(
         history,
         violations,
+        run.adoptions().values().stream().mapToInt(Map::size).sum(),
+        baseline != null && baseline.adoptions().equals(run.adoptions()),
         history.events().size(),
         run.late().size(),
         run.dlq().size(),
@@ -74,19 +75,42 @@ final class ModelRun {
         (System.nanoTime() - start) / 1_000_000);
   }
 
+  private static String stuck(Exception e) {
+    return e instanceof Cluster.StuckException ? e.getMessage() : "the history failed: " + e;
+  }
+
+  private static Outcome failed(History history, String violation, long startNs) {
+    return new Outcome(
+        history,
+        List.of(violation),
+        0,
+        false,
+        history.events().size(),
+        0,
+        0,
+        0,
+        Map.of(),
+        (System.nanoTime() - startNs) / 1_000_000);
+  }
+
   private static Observed play(History history, Vertx vertx, Observed original) throws Exception {
     Cluster cluster = new Cluster(history, vertx, original == null ? null : original.pushed());
     String diagnostics;
     try {
+      long t0 = System.nanoTime();
       cluster.start();
+      Cluster.time("start", t0);
       cluster.run();
     } finally {
+      long t0 = System.nanoTime();
       diagnostics = cluster.diagnostics();
       if (Boolean.getBoolean("skewer.model.trace")) {
         diagnostics += "trace:\n  " + String.join("\n  ", cluster.broker.trace()) + "\n";
       }
       cluster.close();
+      Cluster.time("close", t0);
     }
-    return Observed.of(cluster.broker, cluster.pushed, cluster.metrics, diagnostics);
+    return Observed.of(
+        cluster.broker, cluster.pushed, cluster.adoptions(), cluster.metrics, diagnostics);
   }
 }

@@ -21,6 +21,7 @@ record Observed(
     List<Side> late,
     List<Side> dlq,
     List<Long> pushed,
+    Map<Integer, Map<Long, Long>> adoptions,
     Map<String, Long> metrics,
     String diagnostics) {
 
@@ -54,7 +55,11 @@ record Observed(
   record Side(int partition, long offset, String reason) {}
 
   static Observed of(
-      MemoryBroker broker, List<Long> pushed, Map<String, Long> metrics, String diagnostics) {
+      MemoryBroker broker,
+      List<Long> pushed,
+      Map<Integer, Map<Long, Long>> adoptions,
+      Map<String, Long> metrics,
+      String diagnostics) {
     Map<String, List<Result>> results = new LinkedHashMap<>();
     for (MemoryBroker.Stored s : broker.all(ModelJob.RESULTS)) {
       String key = new String(s.key(), StandardCharsets.UTF_8);
@@ -74,6 +79,7 @@ record Observed(
         side(broker, ModelJob.LATE),
         side(broker, ModelJob.DLQ),
         pushed,
+        adoptions,
         metrics,
         diagnostics);
   }

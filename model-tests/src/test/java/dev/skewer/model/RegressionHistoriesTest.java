@@ -117,36 +117,63 @@ class RegressionHistoriesTest {
   }
 
   /**
-   * Found by seeds 111 and 245 (not fixed): a node adopts the coordinators' frontier on its ticks,
-   * so after a rewind the events between the checkpoint and the point where the frontier was first
-   * adopted are judged against it: events that went into a result the first time now also go to the
-   * late topic (and the other way round). The decision depends on when the frontier was read, which
-   * a replay cannot know.
+   * Found by seeds 111 and 245, and fixed on main meanwhile (an idle partition adopts the frontier
+   * only at its checkpoints): a node adopted the coordinators' frontier on its ticks, so after a
+   * rewind the events between the checkpoint and the adoption were judged against a frontier from
+   * later in the input, and events counted the first time also went to the late topic. Here
+   * partition 1 goes idle behind partition 0, adopts the frontier, wakes up with a late and an
+   * on-time event, and loses a send: its replay decides both as the first pass did.
    */
   @Test
-  @Disabled("known bug, not fixed: a replay judges its events against a frontier adopted later")
   void shouldJudgeAReplayAgainstTheFrontierOfTheFirstPass() throws Exception {
-    keepsEveryContract(
-        history(
-            tumbling(1_000, 0, 0, 1),
-            1,
-            NEVER,
-            true,
-            append(early(40)),
-            append(InputEvent.of(40, 0, "a", 2_500, 1)),
-            new Step.PushFrontier(),
-            new Step.FailNext(Step.Stage.NODE, 0, ModelJob.PARTIALS, 0),
-            append(InputEvent.of(41, 0, "a", 2_600, 1)),
-            new Step.End()));
+    for (String lost : List.of(ModelJob.LATE, ModelJob.PARTIALS)) {
+      ModelRun.Outcome o =
+          keepsEveryContract(
+              history(
+                  tumbling(1_000, 0, 0, 2),
+                  1,
+                  5,
+                  true,
+                  append(InputEvent.of(0, 0, "a", 100, 1), InputEvent.of(1, 1, "b", 100, 1)),
+                  new Step.Advance(600),
+                  append(InputEvent.of(2, 0, "a", 1_100, 1)),
+                  new Step.Advance(600),
+                  append(InputEvent.of(3, 0, "a", 2_100, 1)),
+                  new Step.Advance(600),
+                  append(InputEvent.of(4, 0, "a", 3_100, 1)),
+                  new Step.PushFrontier(),
+                  new Step.FailNext(Step.Stage.NODE, 0, lost, 0),
+                  append(InputEvent.of(5, 1, "b", 500, 1), InputEvent.of(6, 1, "b", 3_500, 1)),
+                  new Step.End()));
+      assertThat(o.adoptions()).as("partition 1 adopted the frontier").isPositive();
+      assertThat(o.late()).as("and judged its wake-up event late by it").isEqualTo(1);
+    }
   }
 
-  /** {@code n} events of window [0, 1000), replayed one per poll batch (ticks come between). */
-  private static InputEvent[] early(int n) {
-    InputEvent[] events = new InputEvent[n];
-    for (int i = 0; i < n; i++) {
-      events[i] = InputEvent.of(i, 0, "a", 100 + i, 1);
+  /**
+   * Found by seed 187 (not fixed): a coordinator published two sessions of a key, then a late event
+   * bridged them and the send of the merged result or of the superseded one was lost; the replay
+   * (one poll batch) merged the sessions before ever publishing the later one, so nothing marked
+   * that later session superseded: it stayed live, and its events counted twice.
+   */
+  @Test
+  @Disabled("known bug, not fixed: a replay leaves a session published before a merge live")
+  void shouldSupersedeAPublishedSessionThatAReplayMergesBeforePublishingIt() throws Exception {
+    for (int lost = 0; lost < 2; lost++) {
+      keepsEveryContract(
+          history(
+              sessions(100, 5_000),
+              500,
+              NEVER,
+              false,
+              append(InputEvent.of(0, 0, "a", 100, 1), InputEvent.of(1, 0, "a", 150, 1)),
+              append(InputEvent.of(2, 0, "a", 250, 1)),
+              append(InputEvent.of(3, 0, "a", 600, 1)),
+              new Step.Settle(),
+              new Step.FailNext(Step.Stage.COORDINATOR, 0, ModelJob.RESULTS, lost),
+              append(InputEvent.of(4, 0, "a", 200, 1)),
+              new Step.End()));
     }
-    return events;
   }
 
   /**
@@ -174,6 +201,10 @@ class RegressionHistoriesTest {
         ModelJob.Shape.TUMBLING, sizeMs, 0, 0, delayMs, latenessMs, false, sources, 1, 1, 1);
   }
 
+  private static ModelJob sessions(long gapMs, long latenessMs) {
+    return new ModelJob(ModelJob.Shape.SESSION, 0, 0, gapMs, 0, latenessMs, false, 1, 1, 1, 1);
+  }
+
   private static History history(
       ModelJob job, int maxPollRecords, long checkpointMs, boolean frontier, Step... steps) {
     return new History(
@@ -184,8 +215,9 @@ class RegressionHistoriesTest {
     return new Step.Append(List.of(events));
   }
 
-  private static void keepsEveryContract(History history) throws Exception {
+  private static ModelRun.Outcome keepsEveryContract(History history) throws Exception {
     ModelRun.Outcome o = ModelRun.run(history, vertx);
     assertThat(o.violations()).as(ModelHistoryTest.report(o)).isEmpty();
+    return o;
   }
 }

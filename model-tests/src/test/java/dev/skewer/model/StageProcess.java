@@ -55,7 +55,9 @@ final class StageProcess {
       Clock clock,
       int maxPollRecords,
       int maxRequestBytes,
-      Function<SimpleMeterRegistry, TaskFactory<PartitionTask>> factory) {
+      Function<SimpleMeterRegistry, TaskFactory<PartitionTask>> factory,
+      ObservedTask.FrontierWatch watch,
+      RestoreListener restores) {
     this.id = id;
     this.inputTopic = inputTopic;
     this.broker = broker;
@@ -63,7 +65,18 @@ final class StageProcess {
     this.consumer = new LogConsumer(broker, inputTopic, maxPollRecords);
     this.producer = new LogProducer(broker, clock, maxRequestBytes);
     this.factory = factory.apply(registry);
+    this.watch = watch;
+    this.restores = restores;
   }
+
+  /** Hears every task a runtime restores (on a worker). */
+  interface RestoreListener {
+    /** {@code task} of {@code partition} resumes at input offset {@code nextOffset}. */
+    void restored(int partition, long nextOffset, ObservedTask task);
+  }
+
+  private final ObservedTask.FrontierWatch watch;
+  private final RestoreListener restores;
 
   /** Deploys the runtime (subscribed, nothing assigned yet). */
   void start(StageSettings settings, CheckpointStore store, Clock clock) throws Exception {
@@ -76,11 +89,14 @@ final class StageProcess {
                   + " under epoch "
                   + epoch
                   + checkpoint.map(c -> " from " + c).orElse(" without a checkpoint"));
-          return new ObservedTask(
-              partition,
-              epoch,
-              checkpoint.map(c -> c.nextOffset()).orElse(0L),
-              factory.restore(partition, epoch, checkpoint));
+          long from = checkpoint.map(c -> c.nextOffset()).orElse(0L);
+          ObservedTask t =
+              new ObservedTask(
+                  partition, epoch, from, factory.restore(partition, epoch, checkpoint), watch);
+          if (restores != null) {
+            restores.restored(partition, from, t);
+          }
+          return t;
         };
     StageClients clients =
         new StageClients() {

@@ -87,6 +87,19 @@ sealed interface Step {
     }
   }
 
+  /** The next checkpoint of one of the stage's partitions cannot be stored. */
+  record FailCheckpoint(Stage stage) implements Step {
+    @Override
+    public boolean fault() {
+      return true;
+    }
+
+    @Override
+    public String toString() {
+      return "fail the next checkpoint store of the " + stage;
+    }
+  }
+
   /** The broker stops acknowledging a process's sends (back-pressure builds up). */
   record Stall(Stage stage, int process) implements Step {
     @Override

@@ -16,9 +16,10 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * The node's real task factory ({@link SourceTasks}) for the model test, with the side topics read
- * from the {@link MemoryBroker} instead of a Kafka consumer, and the coordinators' frontier set by
- * the test (as {@code NodeVerticle} sets it from Hazelcast). Lives in the node's package because
- * the factory and its tasks are package-private; it only forwards.
+ * from the {@link MemoryBroker} instead of a Kafka consumer, and the coordinators' frontier and the
+ * side records' size limit set by the test (as {@code NodeVerticle} sets them from Hazelcast and
+ * the topics' configuration). Lives in the node's package because the factory and its tasks are
+ * package-private; it only forwards.
  */
 public final class ModelNodeTasks implements TaskFactory<PartitionTask> {
 
@@ -30,7 +31,8 @@ public final class ModelNodeTasks implements TaskFactory<PartitionTask> {
       MeterRegistry registry,
       String nodeId,
       Clock clock,
-      MemoryBroker broker) {
+      MemoryBroker broker,
+      int sideRecordLimitBytes) {
     this.tasks =
         new SourceTasks(
             job,
@@ -40,6 +42,8 @@ public final class ModelNodeTasks implements TaskFactory<PartitionTask> {
             clock,
             (partition, fromOffset, sinceMs) ->
                 routedOffsets(broker, job, partition, fromOffset, sinceMs));
+    // what NodeVerticle reads from the side topics' and the producer's configuration
+    tasks.sideOutputs().limits(sideRecordLimitBytes, sideRecordLimitBytes);
   }
 
   @Override
