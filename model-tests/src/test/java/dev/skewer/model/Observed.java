@@ -2,6 +2,7 @@ package dev.skewer.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.skewer.coordinator.stream.ModelMergeTasks;
 import dev.skewer.core.event.DlqReason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,20 +27,16 @@ record Observed(
     String diagnostics) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String REVISION = "\"revision\":";
 
   /** One record of the results topic. */
   record Result(String resultKey, String json, JsonNode value, int revision) {
 
-    /** The record's bytes without its revision number (which counts emissions). */
+    /**
+     * The record's bytes without its revision number (which counts emissions) and its provenance
+     * (which names the epochs and the watermark at emission): what it says.
+     */
     String content() {
-      int i = json.lastIndexOf(REVISION);
-      int j = i + REVISION.length();
-      int k = j;
-      while (k < json.length() && Character.isDigit(json.charAt(k))) {
-        k++;
-      }
-      return json.substring(0, j) + json.substring(k);
+      return ModelMergeTasks.content(json);
     }
 
     boolean superseded() {

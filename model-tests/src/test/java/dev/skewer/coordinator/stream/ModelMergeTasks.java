@@ -32,7 +32,10 @@ public final class ModelMergeTasks implements TaskFactory<PartitionTask> {
       String id,
       Clock clock,
       MemoryBroker broker) {
-    ResultWriter results = new ResultWriter(vertx, job, new InMemoryTopKStore(16), registry, id);
+    // the late events the query side has read per window go only into the provenance, which the
+    // model compares nothing by
+    ResultWriter results =
+        new ResultWriter(vertx, job, new InMemoryTopKStore(16), registry, id, windowStartMs -> 0);
     this.tasks =
         new MergeTasks(
             job,
@@ -48,6 +51,14 @@ public final class ModelMergeTasks implements TaskFactory<PartitionTask> {
   @Override
   public PartitionTask restore(int partition, long epoch, Optional<Checkpoint> checkpoint) {
     return tasks.restore(partition, epoch, checkpoint);
+  }
+
+  /**
+   * What a result says: its JSON without the revision number and the provenance (as a replay
+   * compares it with what was written before).
+   */
+  public static String content(String json) {
+    return WrittenResults.content(json);
   }
 
   /** A coordinator task's merger. */
@@ -81,7 +92,7 @@ public final class ModelMergeTasks implements TaskFactory<PartitionTask> {
       int revision = WrittenResults.revisionOf(json);
       WrittenResults.Written held = written.get(resultKey);
       if (held == null || revision >= held.revision()) {
-        written.put(resultKey, revision, WrittenResults.withoutRevision(json));
+        written.put(resultKey, revision, WrittenResults.content(json));
       }
     }
     return written;
