@@ -16,7 +16,8 @@ import java.util.TreeSet;
  *   <li><b>dlq</b>: every malformed, oversized or future-dated record is in the DLQ once, with its
  *       reason; nothing else is;
  *   <li><b>late</b>: the late topic holds exactly the events the reference (Flink-compatible
- *       lateness per result, with the frontier the nodes were handed) judges late, each once;
+ *       lateness per result, with the frontier each partition adopted where it adopted it) judges
+ *       late, each once;
  *   <li><b>results</b>: the last record of each result key equals the brute-force reference over
  *       the events that are neither late nor bad (count, sum, min, max, window or session bounds),
  *       and there is no other live result — so every input event is in exactly one of {a result,
@@ -24,8 +25,9 @@ import java.util.TreeSet;
  *   <li><b>revisions</b>: per result key, revisions never go down, a (result key, revision) pair
  *       written twice has the same content, and a live result never reflects fewer events than the
  *       one before it;
- *   <li><b>determinism</b>: the last record of each result key has the bytes (but for its revision
- *       number) of the failure-free run of the same input.
+ *   <li><b>determinism</b>: the last record of each live result key has the bytes (but for its
+ *       revision number and provenance) of the failure-free run of the same input, when both
+ *       adopted the frontier at the same offsets.
  * </ul>
  */
 final class Contracts {
