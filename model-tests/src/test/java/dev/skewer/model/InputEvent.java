@@ -1,5 +1,7 @@
 package dev.skewer.model;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * One record a history appends to the events topic.
  *
@@ -48,7 +50,7 @@ record InputEvent(
         "g",
         "u",
         null,
-        json.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        json.getBytes(StandardCharsets.UTF_8),
         timeMs);
   }
 
@@ -64,7 +66,7 @@ record InputEvent(
         null,
         null,
         "not_json",
-        ("{\"key\": \"" + key + "\", oops").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        ("{\"key\": \"" + key + "\", oops").getBytes(StandardCharsets.UTF_8),
         recordTimestampMs);
   }
 

@@ -49,7 +49,6 @@ final class LogProducer extends MockProducer<byte[], byte[]> {
   private final List<Held> held = new ArrayList<>();
   private final List<FailRule> rules = new ArrayList<>();
   private boolean gateOpen = true;
-  private long failures;
 
   LogProducer(MemoryBroker broker, Clock clock, int maxRequestBytes) {
     super(false, null, new ByteArraySerializer(), new ByteArraySerializer());
@@ -63,7 +62,6 @@ final class LogProducer extends MockProducer<byte[], byte[]> {
       ProducerRecord<byte[], byte[]> record, Callback callback) {
     RuntimeException failure = failure(record);
     if (failure != null) {
-      failures++;
       if (callback != null) {
         callback.onCompletion(null, failure);
       }
@@ -122,11 +120,6 @@ final class LogProducer extends MockProducer<byte[], byte[]> {
     rules.add(new FailRule(topic, skip));
   }
 
-  /** Forgets armed failures that have not struck. */
-  synchronized void disarm() {
-    rules.clear();
-  }
-
   /** Holds acknowledgements from now on. */
   synchronized void closeGate() {
     gateOpen = false;
@@ -141,7 +134,6 @@ final class LogProducer extends MockProducer<byte[], byte[]> {
     for (int i = 0; i < held.size(); i++) {
       Held h = held.get(i);
       if (i == 0 && loseFirst) {
-        failures++;
         if (h.callback() != null) {
           h.callback().onCompletion(null, new TimeoutException("injected: lost while held"));
         }
@@ -156,7 +148,6 @@ final class LogProducer extends MockProducer<byte[], byte[]> {
   synchronized void loseFirstHeld() {
     if (!held.isEmpty()) {
       Held h = held.remove(0);
-      failures++;
       if (h.callback() != null) {
         h.callback().onCompletion(null, new TimeoutException("injected: lost while held"));
       }
@@ -169,10 +160,6 @@ final class LogProducer extends MockProducer<byte[], byte[]> {
 
   synchronized boolean gateOpen() {
     return gateOpen;
-  }
-
-  synchronized long failures() {
-    return failures;
   }
 
   @Override

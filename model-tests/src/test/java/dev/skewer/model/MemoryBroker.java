@@ -1,9 +1,12 @@
 package dev.skewer.model;
 
+import dev.skewer.core.wire.WireCodec;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
@@ -94,22 +97,22 @@ public final class MemoryBroker {
   private static String describe(Stored s) {
     StringBuilder sb = new StringBuilder();
     if (s.key() != null) {
-      sb.append("key=").append(new String(s.key(), java.nio.charset.StandardCharsets.UTF_8));
+      sb.append("key=").append(new String(s.key(), StandardCharsets.UTF_8));
     }
-    for (org.apache.kafka.common.header.Header h : s.headers()) {
+    for (Header h : s.headers()) {
       sb.append(' ')
           .append(h.key().replace("skewer.", ""))
           .append('=')
-          .append(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+          .append(new String(h.value(), StandardCharsets.UTF_8));
     }
     if (s.topic().equals("partials")) {
       try {
-        sb.append(' ').append(dev.skewer.core.wire.WireCodec.decode(s.value()));
+        sb.append(' ').append(WireCodec.decode(s.value()));
       } catch (RuntimeException e) {
         sb.append(" undecodable");
       }
     } else if (s.topic().equals("results")) {
-      sb.append(' ').append(new String(s.value(), java.nio.charset.StandardCharsets.UTF_8));
+      sb.append(' ').append(new String(s.value(), StandardCharsets.UTF_8));
     }
     return sb.toString();
   }

@@ -8,6 +8,8 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -97,7 +99,7 @@ class ModelHistoryTest {
             .map(o -> "seed " + o.history().seed() + " " + o.millis() + " ms")
             .toList(),
         outcomes.stream().filter(o -> !o.passed()).count());
-    java.util.Map<String, Long> counted = new java.util.TreeMap<>();
+    Map<String, Long> counted = new TreeMap<>();
     outcomes.forEach(o -> o.metrics().forEach((k, v) -> counted.merge(k, v, Long::sum)));
     LOG.warn("the runtimes, over all plays with failures: {}", counted);
     LOG.warn(

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.common.header.Header;
 
 /**
@@ -100,7 +101,7 @@ record Observed(
 
   /** The last record of each result key that is not superseded, by result key. */
   Map<String, Result> live() {
-    Map<String, Result> out = new java.util.TreeMap<>();
+    Map<String, Result> out = new TreeMap<>();
     last()
         .forEach(
             (k, r) -> {

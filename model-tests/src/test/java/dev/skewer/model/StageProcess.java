@@ -165,10 +165,6 @@ final class StageProcess {
     vertx.undeploy(deployment).await(30, TimeUnit.SECONDS);
   }
 
-  boolean stopped() {
-    return stopped;
-  }
-
   /** Runs {@code action} on the runtime's context and waits for its result. */
   <T> T onContext(Supplier<T> action) throws Exception {
     CompletableFuture<T> f = new CompletableFuture<>();
@@ -232,10 +228,6 @@ final class StageProcess {
           }
           return null;
         });
-  }
-
-  long pendingRecords() {
-    return runtime.pendingRecords();
   }
 
   @Override
