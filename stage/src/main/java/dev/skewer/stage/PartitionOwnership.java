@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  *       therefore never covers output that could still be lost. After a checkpoint is stored, the
  *       consumer offset is committed (for lag monitoring only).
  *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, or
- *       the task throws, the task is dropped and the partition taken over again from its last
- *       stored checkpoint, under a new epoch; what it emitted since is emitted again and replaces
- *       the old downstream.
+ *       the task throws, the task is dropped and, once every record sent so far has been
+ *       acknowledged or has failed, the partition is taken over again from its last stored
+ *       checkpoint, under a new epoch; what it emitted since is emitted again and replaces the old
+ *       downstream (the new task finds what already landed, so it does not write it twice).
  *   <li><b>Fencing.</b> When the store refuses a checkpoint because a newer epoch owns the
  *       partition, this owner was a zombie: its task is dropped; if the group still assigns the
  *       partition here (the newer epoch was an owner that lost it), it is taken over again.
@@ -343,7 +344,16 @@ final class PartitionOwnership<T extends PartitionTask> {
         why);
     owned.remove(o.partition);
     closeTask(o);
-    retryIfAssigned(o, why);
+    // the next owner looks up what this task already wrote (so its replay does not write it
+    // again): take over only once everything this task sent has landed or failed
+    sender
+        .afterAcknowledged(() -> null)
+        .onComplete(
+            ar -> {
+              if (!owned.containsKey(o.partition)) {
+                retryIfAssigned(o, why);
+              }
+            });
   }
 
   private void fenced(Owned o) {

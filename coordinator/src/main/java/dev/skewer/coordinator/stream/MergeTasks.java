@@ -25,10 +25,19 @@ import org.slf4j.LoggerFactory;
  */
 final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
+  /**
+   * Finds the results of one partials partition that a previous owner wrote since shortly before
+   * {@code sinceMs}. May block.
+   */
+  @FunctionalInterface
+  interface ResultsLookup {
+    WrittenResults find(int partition, long sinceMs);
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(MergeTasks.class);
 
   private final JobSpec job;
-  private final KafkaSettings kafka;
+  private final ResultsLookup writtenResults;
   private final ResultWriter results;
   private final Counter partialsIn;
   private final Counter partialsStale;
@@ -48,9 +57,34 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
       MeterRegistry registry,
       String id,
       Clock clock) {
+    this(
+        job,
+        sourcePartitions,
+        results,
+        registry,
+        id,
+        clock,
+        (partition, sinceMs) ->
+            WrittenResults.scan(
+                kafka,
+                job.topics().results(),
+                partition,
+                job.topics().partialsPartitions(),
+                sinceMs));
+  }
+
+  /** Tasks that look up what a previous owner wrote through {@code writtenResults} (tests). */
+  MergeTasks(
+      JobSpec job,
+      int sourcePartitions,
+      ResultWriter results,
+      MeterRegistry registry,
+      String id,
+      Clock clock,
+      ResultsLookup writtenResults) {
     this.job = job;
     this.clock = clock;
-    this.kafka = kafka;
+    this.writtenResults = writtenResults;
     this.sourcePartitions = sourcePartitions;
     this.results = results;
     this.partialsIn = counter(registry, CoordinatorMetrics.PARTIALS_IN, id);
@@ -72,15 +106,12 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
         checkpoint.isPresent()
             ? WindowMerger.restore(checkpoint.get().state(), sources, lateness, job.toSketchSpec())
             : new WindowMerger(sources, lateness, job.toSketchSpec());
+    // what an earlier owner wrote since the checkpoint; without one, an earlier owner (epoch > 1:
+    // a rewind or take-over before the first checkpoint) may have written any result
     WrittenResults written =
         checkpoint.isPresent()
-            ? WrittenResults.scan(
-                kafka,
-                job.topics().results(),
-                partition,
-                job.topics().partialsPartitions(),
-                checkpoint.get().createdMs())
-            : WrittenResults.none();
+            ? writtenResults.find(partition, checkpoint.get().createdMs())
+            : epoch > 1 ? writtenResults.find(partition, 0) : WrittenResults.none();
     return new PartialsPartitionTask(this, partition, epoch, merger, written);
   }
 

@@ -69,13 +69,16 @@ final class ResultWriter {
     byte[] value = format(r, revision, supersededBy, provenance);
     boolean alreadyWritten = false;
     if (!written.isEmpty()) {
-      // replaying after a failover: never write again what the previous owner wrote, and
-      // continue its revision numbers
+      // replaying after a failover: never write again what the previous owner wrote, never write
+      // what reflects fewer events than it published (the replay passes through the earlier
+      // states on its way back up), and continue its revision numbers
       String content = WrittenResults.content(new String(value, StandardCharsets.UTF_8));
       WrittenResults.Written w = written.get(resultKey);
       if (w != null) {
         if (w.content().equals(content)) {
           alreadyWritten = true;
+        } else if (!r.superseded() && r.aggregate().count() < w.count()) {
+          alreadyWritten = true; // behind what was published: the replay catches up later
         } else {
           revision = Math.max(revision, w.revision() + 1);
           if (revision != r.revision()) {

@@ -27,10 +27,17 @@ import org.apache.kafka.common.utils.Utils;
 final class WrittenResults {
 
   /** What was last written for a result key: its revision and its {@linkplain #content content}. */
-  record Written(int revision, String content) {}
+  record Written(int revision, String content) {
+
+    /** The {@code event_count} of the content (-1 if it has none). */
+    long count() {
+      return countOf(content);
+    }
+  }
 
   static final Duration MARGIN = Duration.ofSeconds(60);
   private static final String REVISION = "\"revision\":";
+  private static final String COUNT = "\"event_count\":";
   private static final String PROVENANCE = ",\"" + ResultFormatter.PROVENANCE + "\":{";
 
   private final Map<String, Written> byKey;
@@ -121,6 +128,20 @@ final class WrittenResults {
       k++;
     }
     return k > j ? Integer.parseInt(json.substring(j, k)) : -1;
+  }
+
+  /** The {@code event_count} of a result envelope, or -1 if it has none. */
+  static long countOf(String json) {
+    int i = json.indexOf(COUNT);
+    if (i < 0) {
+      return -1;
+    }
+    int j = i + COUNT.length();
+    int k = j;
+    while (k < json.length() && Character.isDigit(json.charAt(k))) {
+      k++;
+    }
+    return k > j ? Long.parseLong(json.substring(j, k)) : -1;
   }
 
   /** A result's JSON without its revision number and its provenance object: what it says. */

@@ -31,8 +31,8 @@ import java.util.TreeMap;
  * Results are computed directly from the accepted events, without slices: every window {@code
  * [k*hop, k*hop + size)} an event counts in, or every session (each key's events sorted by time,
  * split where two consecutive events are gap or more apart). Partitions judge by their own
- * watermark only: a workload that lets a partition go idle while others move on, so that it adopts
- * the cluster's frontier, is outside this reference.
+ * watermark, W = max(max event time seen - delay, the frontier adopted): a partition that went idle
+ * while others moved on and adopts the cluster's frontier is told so with {@link #adoptFrontier}.
  */
 public final class ShapeReference {
 
@@ -59,6 +59,7 @@ public final class ShapeReference {
   private final long delayMs;
   private final long allowedLatenessMs;
   private final long[] maxEventTimeMs;
+  private final long[] frontierMs;
   // key -> {time, value, first window end it counts in (hopping)}
   private final Map<String, List<double[]>> accepted = new HashMap<>();
   // sessions: partition -> key -> accepted event times, to find the session an event joins
@@ -83,6 +84,8 @@ public final class ShapeReference {
     this.allowedLatenessMs = allowedLatenessMs;
     this.maxEventTimeMs = new long[partitions];
     Arrays.fill(maxEventTimeMs, Long.MIN_VALUE);
+    this.frontierMs = new long[partitions];
+    Arrays.fill(frontierMs, Long.MIN_VALUE);
     for (int p = 0; p < partitions; p++) {
       sessionEvents.add(new HashMap<>());
     }
@@ -133,7 +136,8 @@ public final class ShapeReference {
    */
   public boolean accept(int partition, String key, long eventTimeMs, double value) {
     long max = maxEventTimeMs[partition];
-    long watermark = max == Long.MIN_VALUE ? Long.MIN_VALUE : max - delayMs;
+    long watermark =
+        Math.max(max == Long.MIN_VALUE ? Long.MIN_VALUE : max - delayMs, frontierMs[partition]);
     long firstWindowEndMs = Long.MIN_VALUE;
     boolean isLate;
     switch (kind) {
@@ -166,6 +170,17 @@ public final class ShapeReference {
       maxEventTimeMs[partition] = eventTimeMs;
     }
     return true;
+  }
+
+  /**
+   * Source partition {@code partition} adopts the cluster's frontier (the coordinators' watermark,
+   * as a node does for a partition that was idle): its later events are judged against the larger
+   * of its own watermark and this. Never goes back.
+   */
+  public void adoptFrontier(int partition, long frontierMs) {
+    if (frontierMs > this.frontierMs[partition]) {
+      this.frontierMs[partition] = frontierMs;
+    }
   }
 
   private boolean pastLateness(long resultEndMs, long watermark) {

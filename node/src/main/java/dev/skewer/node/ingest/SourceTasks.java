@@ -23,8 +23,16 @@ import java.util.Set;
  */
 final class SourceTasks implements TaskFactory<SourcePartitionTask> {
 
+  /**
+   * Finds the offsets of one events partition, at or after {@code fromOffset}, that already have a
+   * record in a side topic (late or DLQ), written since shortly before {@code sinceMs}. May block.
+   */
+  @FunctionalInterface
+  interface RoutedOffsets {
+    Set<Long> find(int partition, long fromOffset, long sinceMs);
+  }
+
   private final JobSpec job;
-  private final KafkaSettings kafka;
   private final Clock clock;
   private final SliceAssigner slices;
   private final EventDecoder decoder;
@@ -39,6 +47,7 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
   private final Counter eventsIn;
   private final Counter partialsOut;
   private final Counter watermarksOut;
+  private final RoutedOffsets routed;
   private volatile long frontierMs = Long.MIN_VALUE;
 
   SourceTasks(
@@ -48,8 +57,32 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
       MeterRegistry registry,
       String nodeId,
       Clock clock) {
+    this(
+        job,
+        partialsPartitions,
+        registry,
+        nodeId,
+        clock,
+        (partition, fromOffset, sinceMs) ->
+            SideOutputScanner.routedOffsets(
+                kafka,
+                List.of(job.topics().late(), job.topics().dlq()),
+                job.topics().events(),
+                partition,
+                fromOffset,
+                sinceMs));
+  }
+
+  /** Tasks that look up what a previous owner routed through {@code routed} (tests). */
+  SourceTasks(
+      JobSpec job,
+      int partialsPartitions,
+      MeterRegistry registry,
+      String nodeId,
+      Clock clock,
+      RoutedOffsets routed) {
     this.job = job;
-    this.kafka = kafka;
+    this.routed = routed;
     this.clock = clock;
     this.partialsPartitions = partialsPartitions;
     this.slices = SliceAssigner.of(job.window());
@@ -77,17 +110,13 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
                 checkpoint.get().state(), epoch, slices, delayMs, latenessMs, job.toSketchSpec())
             : new PartitionAggregator(
                 partition, epoch, slices, delayMs, latenessMs, job.toSketchSpec());
-    Set<Long> routed =
+    // what an earlier owner routed since the checkpoint; without one, an earlier owner (epoch > 1:
+    // a rewind or take-over before the first checkpoint) may have routed any offset
+    Set<Long> alreadyRouted =
         checkpoint.isPresent()
-            ? SideOutputScanner.routedOffsets(
-                kafka,
-                List.of(job.topics().late(), job.topics().dlq()),
-                job.topics().events(),
-                partition,
-                checkpoint.get().nextOffset(),
-                checkpoint.get().createdMs())
-            : Set.of();
-    return new SourcePartitionTask(this, partition, aggregator, routed);
+            ? routed.find(partition, checkpoint.get().nextOffset(), checkpoint.get().createdMs())
+            : epoch > 1 ? routed.find(partition, 0, 0) : Set.of();
+    return new SourcePartitionTask(this, partition, aggregator, alreadyRouted);
   }
 
   Clock clock() {

@@ -1,0 +1,47 @@
+package dev.skewer.model;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import java.util.Optional;
+
+/**
+ * The in-memory checkpoint store, whose next save of a stage's checkpoint can be made to fail (the
+ * store unreachable), as {@link Step.FailCheckpoint} asks. Thread-safe.
+ */
+final class FlakyCheckpointStore implements CheckpointStore {
+
+  private final InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+  private String failNext; // id prefix whose next save fails, or null
+
+  /** The next save of a checkpoint whose id starts with {@code idPrefix} throws. */
+  synchronized void failNextSave(String idPrefix) {
+    failNext = idPrefix;
+  }
+
+  @Override
+  public long nextEpoch(String id) {
+    return store.nextEpoch(id);
+  }
+
+  @Override
+  public long currentEpoch(String id) {
+    return store.currentEpoch(id);
+  }
+
+  @Override
+  public Optional<Checkpoint> load(String id) {
+    return store.load(id);
+  }
+
+  @Override
+  public boolean save(String id, Checkpoint checkpoint) {
+    synchronized (this) {
+      if (failNext != null && id.startsWith(failNext)) {
+        failNext = null;
+        throw new IllegalStateException("injected: the checkpoint store is unreachable");
+      }
+    }
+    return store.save(id, checkpoint);
+  }
+}
