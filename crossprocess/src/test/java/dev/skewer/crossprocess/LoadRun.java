@@ -24,7 +24,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * request and blocking timeouts, short reconnect backoff and a 256 MB buffer; its idempotence keeps
  * retried batches from being written twice.
  */
-final class LoadRun implements AutoCloseable {
+public final class LoadRun implements AutoCloseable {
 
   static final Duration DELIVERY_TIMEOUT = Duration.ofMinutes(3);
 
@@ -51,13 +51,13 @@ final class LoadRun implements AutoCloseable {
   }
 
   /** Starts sending {@code spec}'s events to {@code topic} at {@code rate} events per second. */
-  static LoadRun start(
+  public static LoadRun start(
       String bootstrap, String topic, WorkloadSpec spec, ExactReference reference, double rate) {
     return start(bootstrap, topic, Workload.of(spec), reference, rate);
   }
 
   /** Starts sending {@code workload} to {@code topic} at {@code rate} events per second. */
-  static LoadRun start(
+  public static LoadRun start(
       String bootstrap, String topic, Workload workload, ExactReference reference, double rate) {
     LoadRun run = new LoadRun(bootstrap, topic, reference, rate);
     Thread t =
@@ -76,18 +76,18 @@ final class LoadRun implements AutoCloseable {
   }
 
   /** Events handed to the producer so far (updated about once a second). */
-  long sent() {
+  public long sent() {
     return summary.isDone() && !summary.isCompletedExceptionally()
         ? summary.join().sent()
         : sent.get();
   }
 
-  boolean finished() {
+  public boolean finished() {
     return summary.isDone();
   }
 
   /** Waits until at least {@code events} have been sent (or the run ended). */
-  void awaitSent(long events, Duration timeout) {
+  public void awaitSent(long events, Duration timeout) {
     await()
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(100))
@@ -95,7 +95,7 @@ final class LoadRun implements AutoCloseable {
   }
 
   /** Waits for the end of the run (the final flush included) and returns its summary. */
-  LoadSummary awaitEnd(Duration timeout) {
+  public LoadSummary awaitEnd(Duration timeout) {
     try {
       return summary.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
