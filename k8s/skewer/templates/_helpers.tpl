@@ -112,7 +112,7 @@ ssl.keystore.location={{ include "skewer.clientTlsDir" . }}/{{ $k.tls.keystoreKe
 ssl.keystore.password=${dir:{{ include "skewer.clientTlsDir" . }}:{{ $k.tls.keystorePasswordKey }}}
 {{- end }}
 {{- range $key, $value := $k.properties }}
-{{ $key }}={{ $value }}
+{{ $key }}={{ include "skewer.scalar" $value }}
 {{- end }}
 {{- end }}
 
@@ -204,4 +204,9 @@ ssl.keystore.password=${dir:{{ include "skewer.clientTlsDir" . }}:{{ $k.tls.keys
       - key: {{ .Values.kafka.tls.keystorePasswordKey }}
         path: {{ .Values.kafka.tls.keystorePasswordKey }}
 {{- end }}
+{{- end }}
+
+{{/* A value as text; a whole number stays whole (Helm reads numbers as floats: 33554432 would print as 3.3554432e+07). */}}
+{{- define "skewer.scalar" -}}
+{{- if and (kindIs "float64" .) (eq . (float64 (int64 .))) }}{{ int64 . }}{{ else }}{{ . }}{{ end }}
 {{- end }}

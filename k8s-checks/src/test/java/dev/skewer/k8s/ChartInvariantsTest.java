@@ -356,6 +356,9 @@ class ChartInvariantsTest {
       List<String> args =
           loadgen.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
       assertThat(args.get(args.indexOf("--topic") + 1)).isEqualTo(job.topics().events());
+      // numbers as the CLI parses them (Helm reads them as floats: not 2e+06)
+      assertThat(args.get(args.indexOf("--rate") + 1)).matches("[0-9]+(\\.[0-9]+)?");
+      assertThat(args.get(args.indexOf("--events") + 1)).matches("[0-9]+");
     }
   }
 

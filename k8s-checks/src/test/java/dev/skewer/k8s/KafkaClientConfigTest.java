@@ -66,6 +66,8 @@ class KafkaClientConfigTest {
         .isEqualTo(client.resolve("user.p12").toString());
     assertThat(consumer.getString("client.rack")).isEqualTo("zone-a");
     assertThat(consumer.getInt("session.timeout.ms")).isEqualTo(10_000);
+    // a large number stays a whole number (Helm reads values as floats)
+    assertThat(consumer.getInt("fetch.max.bytes")).isEqualTo(52_428_800);
   }
 
   @Test
