@@ -61,7 +61,7 @@ final class HostProcess implements AutoCloseable {
       Files.createDirectories(logFile.getParent());
       Files.writeString(
           logFile,
-          "----- " + Instant.now() + " start: " + command + " env " + environment + "\n",
+          "----- " + Instant.now() + " start: " + shown(command) + " env " + environment + "\n",
           StandardCharsets.UTF_8,
           StandardOpenOption.CREATE,
           StandardOpenOption.APPEND);
@@ -80,6 +80,22 @@ final class HostProcess implements AutoCloseable {
     }
     LIVE.add(process);
     LOG.info("{} started (pid {}), log {}", name, process.pid(), logFile);
+  }
+
+  /** The command line with a class path shortened to its file names (for the log). */
+  static String shown(List<String> command) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < command.size(); i++) {
+      String arg = command.get(i);
+      if (i > 0 && (command.get(i - 1).equals("-cp") || command.get(i - 1).equals("-classpath"))) {
+        arg =
+            java.util.Arrays.stream(arg.split(java.io.File.pathSeparator))
+                .map(p -> Path.of(p).getFileName().toString())
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+      }
+      sb.append(i == 0 ? "" : " ").append(arg);
+    }
+    return sb.toString();
   }
 
   String name() {

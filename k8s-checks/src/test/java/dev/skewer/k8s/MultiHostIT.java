@@ -243,7 +243,7 @@ class MultiHostIT {
     c.add("-Dlogback.configurationFile=" + ChildLogging.configFile(work));
     c.add(OrphanGuard.parentPidOption());
     c.add("-cp");
-    c.add(System.getProperty("java.class.path"));
+    c.add(productClassPath());
     c.add(OrphanGuard.class.getName());
     c.add(SkewerProcess.MAIN_CLASS);
     c.addAll(
