@@ -221,6 +221,17 @@ class MultiHostIT {
     return "http://" + host.address() + ":" + port + "/health/ready";
   }
 
+  /** The product jar (what a user runs on a host) plus the orphan guard's jar. */
+  static String productClassPath() {
+    try {
+      Path guard =
+          Path.of(OrphanGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Repo.productJar() + java.io.File.pathSeparator + guard;
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot locate " + OrphanGuard.class, e);
+    }
+  }
+
   /**
    * {@code skewer <role>} on {@code host}, with the flags an operator would give on that machine.
    */
