@@ -96,8 +96,7 @@ abstract class CrossProcessScenario {
 
   /** Starts producing {@code spec} to the cluster's events topic at {@code rate} events/s. */
   LoadRun produce(WorkloadSpec spec, ExactReference reference, double rate) {
-    return LoadRun.start(
-        cluster.bootstrap(), cluster.job().topics().events(), spec, reference, rate);
+    return LoadRun.start(cluster.bootstrap(), cluster.job(), spec, reference, rate);
   }
 
   /**

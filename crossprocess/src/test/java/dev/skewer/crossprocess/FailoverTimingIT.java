@@ -132,7 +132,7 @@ class FailoverTimingIT {
     try (LoadRun load =
             LoadRun.start(
                 cluster.bootstrap(),
-                cluster.job().topics().events(),
+                cluster.job(),
                 Workload.live(spec, Clock.systemUTC()),
                 null,
                 RATE);

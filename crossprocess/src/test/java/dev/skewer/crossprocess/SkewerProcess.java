@@ -100,7 +100,7 @@ public final class SkewerProcess implements AutoCloseable {
    * @param hazelcastPort this process's Hazelcast member port
    * @param hazelcastMembers every member of the cluster, this one included
    * @param kafkaProperties passed as {@code -X key=value}
-   * @param httpPort the coordinator's HTTP port (ignored for nodes)
+   * @param httpPort the HTTP port of /health and /metrics (and the coordinator API); 0 = none
    * @param extraArgs further CLI arguments (e.g. {@code --group g --checkpoint-topic t})
    * @param workDir where the log file and the child's logback config go
    */
@@ -376,10 +376,8 @@ public final class SkewerProcess implements AutoCloseable {
               c.add("-X");
               c.add(e.getKey() + "=" + e.getValue());
             });
-    if (spec.role() == Role.COORDINATOR) {
-      c.add("--http-port");
-      c.add(Integer.toString(spec.httpPort()));
-    }
+    c.add("--http-port"); // 0: no HTTP server
+    c.add(Integer.toString(spec.httpPort()));
     c.addAll(spec.extraArgs());
     return c;
   }

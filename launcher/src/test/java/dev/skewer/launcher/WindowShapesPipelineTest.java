@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
-import dev.skewer.core.window.HoppingWindowAssigner;
-import dev.skewer.core.window.SessionWindowAssigner;
-import dev.skewer.core.window.TumblingWindowAssigner;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.HoppingSliceAssigner;
+import dev.skewer.core.window.SessionSliceAssigner;
+import dev.skewer.core.window.SliceAssigner;
+import dev.skewer.core.window.TumblingSliceAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
@@ -62,30 +62,30 @@ class WindowShapesPipelineTest {
     long delay = 300;
     // sessions of 1 s need a long lateness for late events to bridge two closed sessions
     long lateness = !lateEvents ? 0 : shape.equals("session 1s") ? 5_000 : 1_500;
-    WindowAssigner windows;
+    SliceAssigner windows;
     ShapeReference reference;
     long gap = 0;
     switch (shape) {
       case "tumbling" -> {
-        windows = new TumblingWindowAssigner(2_000);
+        windows = new TumblingSliceAssigner(2_000);
         reference = ShapeReference.tumbling(2_000, delay, lateness, SOURCES);
       }
       case "hopping 6s/1s" -> {
-        windows = new HoppingWindowAssigner(6_000, 1_000);
+        windows = new HoppingSliceAssigner(6_000, 1_000);
         reference = ShapeReference.hopping(6_000, 1_000, delay, lateness, SOURCES);
       }
       case "hopping 6s/4s" -> {
-        windows = new HoppingWindowAssigner(6_000, 4_000);
+        windows = new HoppingSliceAssigner(6_000, 4_000);
         reference = ShapeReference.hopping(6_000, 4_000, delay, lateness, SOURCES);
       }
       case "session 1s" -> {
         gap = 1_000;
-        windows = new SessionWindowAssigner(gap);
+        windows = new SessionSliceAssigner(gap);
         reference = ShapeReference.sessions(gap, delay, lateness, SOURCES);
       }
       default -> {
         gap = 7;
-        windows = new SessionWindowAssigner(gap);
+        windows = new SessionSliceAssigner(gap);
         reference = ShapeReference.sessions(gap, delay, lateness, SOURCES);
       }
     }
@@ -176,7 +176,7 @@ class WindowShapesPipelineTest {
 
   /** Nodes and mergers wired through the wire codec, with checkpoints. */
   private static final class Harness {
-    final WindowAssigner windows;
+    final SliceAssigner windows;
     final long delay;
     final long lateness;
     final PartitionAggregator[] nodes = new PartitionAggregator[SOURCES];
@@ -184,7 +184,7 @@ class WindowShapesPipelineTest {
     final Map<String, List<FinalResult>> written = new TreeMap<>();
     final long[] epochs = new long[SOURCES];
 
-    Harness(WindowAssigner windows, long delay, long lateness, int seed) {
+    Harness(SliceAssigner windows, long delay, long lateness, int seed) {
       this.windows = windows;
       this.delay = delay;
       this.lateness = lateness;
@@ -243,8 +243,8 @@ class WindowShapesPipelineTest {
     void finish() {
       long end = Long.MIN_VALUE;
       for (PartitionAggregator node : nodes) {
-        node.finalizeOpenWindows();
-        end = Math.max(end, node.watermarkMs());
+        node.finalizeOpenSlices();
+        end = Math.max(end, Math.max(node.watermarkMs(), node.closeThroughMs()));
       }
       round();
       for (int p = 0; p < SOURCES; p++) {

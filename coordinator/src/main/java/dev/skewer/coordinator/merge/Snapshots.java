@@ -1,8 +1,6 @@
 package dev.skewer.coordinator.merge;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
-import dev.skewer.core.wire.Partial;
-import dev.skewer.core.wire.WireCodec;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -33,48 +31,6 @@ final class Snapshots {
     byte[] b = new byte[count(in, 1)];
     in.get(b);
     return new String(b, StandardCharsets.UTF_8);
-  }
-
-  /** Writes the held Partial of each source (wire encoding), null as a 0 byte. */
-  static void writeSources(DataOutputStream out, Partial[] bySource) throws IOException {
-    out.writeInt(bySource.length);
-    for (Partial p : bySource) {
-      if (p == null) {
-        out.writeByte(0);
-      } else {
-        out.writeByte(1);
-        byte[] wire = WireCodec.encode(p);
-        out.writeInt(wire.length);
-        out.write(wire);
-      }
-    }
-  }
-
-  /** Reads what {@link #writeSources} wrote into an array of at least {@code minSources}. */
-  static Partial[] readSources(ByteBuffer in, int minSources) {
-    int sources = count(in, 1);
-    Partial[] bySource = new Partial[Math.max(sources, minSources)];
-    for (int s = 0; s < sources; s++) {
-      if (in.get() != 0) {
-        byte[] wire = new byte[count(in, 1)];
-        in.get(wire);
-        if (!(WireCodec.decode(wire) instanceof Partial p)) {
-          throw new CheckpointFormatException("a held message is not a Partial");
-        }
-        bySource[s] = p;
-      }
-    }
-    return bySource;
-  }
-
-  static int held(Partial[] bySource) {
-    int n = 0;
-    for (Partial p : bySource) {
-      if (p != null) {
-        n++;
-      }
-    }
-    return n;
   }
 
   static long saturatingAdd(long a, long b) {

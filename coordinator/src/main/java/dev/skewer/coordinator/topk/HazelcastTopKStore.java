@@ -2,6 +2,7 @@ package dev.skewer.coordinator.topk;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.skewer.core.job.JobNames;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,22 +12,20 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link TopKStore} in two Hazelcast IMaps: {@code skewer.topk} holds one encoded list per
- * (window, partials partition), {@code skewer.topk.windows} the end of every published window.
- * Entries expire after {@code ttlSeconds}, which bounds the memory of the index.
+ * A {@link TopKStore} in two of the job's Hazelcast IMaps: {@code skewer.<job>.topk} holds one
+ * encoded list per (window, partials partition), {@code skewer.<job>.topk.windows} the end of every
+ * published window (see {@link JobNames}). Entries expire after {@code ttlSeconds}, which bounds
+ * the memory of the index.
  */
 public final class HazelcastTopKStore implements TopKStore {
-
-  public static final String LISTS_MAP = "skewer.topk";
-  public static final String WINDOWS_MAP = "skewer.topk.windows";
 
   private final IMap<String, String> lists;
   private final IMap<Long, Long> windows;
   private final long ttlSeconds;
 
-  public HazelcastTopKStore(HazelcastInstance hazelcast, long ttlSeconds) {
-    this.lists = hazelcast.getMap(LISTS_MAP);
-    this.windows = hazelcast.getMap(WINDOWS_MAP);
+  public HazelcastTopKStore(HazelcastInstance hazelcast, JobNames names, long ttlSeconds) {
+    this.lists = hazelcast.getMap(names.topKListsMap());
+    this.windows = hazelcast.getMap(names.topKWindowsMap());
     this.ttlSeconds = ttlSeconds;
   }
 

@@ -43,7 +43,7 @@ class HotKeyPublicationIT {
   static void startBroker() {
     kafka = EmbeddedKafka.start();
     kafka.createTopic(TOPIC, PARTITIONS, Map.of());
-    HotKeyPublisher.ensureTopic(kafka.admin(), HOTKEYS, (short) 1, Duration.ofSeconds(30));
+    HotKeyPublisher.ensureTopic(kafka.admin(), HOTKEYS, (short) 1, Duration.ofSeconds(30), true);
   }
 
   @AfterAll
@@ -66,7 +66,7 @@ class HotKeyPublicationIT {
     int bare = Utils.toPositive(Utils.murmur2("ad0".getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(config);
         HotKeyPublisher publisher =
-            HotKeyPublisher.create(kafka.bootstrapServers(), HOTKEYS, null)) {
+            HotKeyPublisher.create(kafka.bootstrapServers(), HOTKEYS, null, null)) {
       assertThat(sendBatch(producer, 50)).containsExactly(bare);
 
       // when: ad0 becomes hot with fanout 4
@@ -100,10 +100,11 @@ class HotKeyPublicationIT {
     String late = "skewer.hotkeys.late";
     try (HotKeyFollower follower =
             HotKeyFollower.start(Map.of("bootstrap.servers", kafka.bootstrapServers()), late);
-        HotKeyPublisher publisher = HotKeyPublisher.create(kafka.bootstrapServers(), late, null)) {
+        HotKeyPublisher publisher =
+            HotKeyPublisher.create(kafka.bootstrapServers(), late, null, null)) {
       assertThat(follower.current()).isEqualTo(HotKeyTable.EMPTY);
       // when
-      HotKeyPublisher.ensureTopic(kafka.admin(), late, (short) 1, Duration.ofSeconds(30));
+      HotKeyPublisher.ensureTopic(kafka.admin(), late, (short) 1, Duration.ofSeconds(30), true);
       publisher.publish(HotKeyTable.of(new HotKey("ad1", 2, 5), new HotKey("ad2", 3, 6)));
       publisher.publish(HotKeyTable.of(new HotKey("ad2", 5, 6)));
       // then

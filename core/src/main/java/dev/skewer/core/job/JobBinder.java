@@ -25,7 +25,7 @@ final class JobBinder {
     Duration lateness = s.duration("allowedLateness", JobSpec.DEFAULT_ALLOWED_LATENESS);
     SketchesSpec sketches = s.section("sketches", JobBinder::sketches);
     OutputSpec output = s.section("output", JobBinder::output);
-    TopicsSpec topics = s.section("topics", JobBinder::topics);
+    TopicsSpec topics = s.section("topics", t -> topics(t, name));
     int topK = s.integer("topK", JobSpec.DEFAULT_TOP_K);
     return s.build(
         () ->
@@ -105,10 +105,17 @@ final class JobBinder {
     return s.build(() -> new OutputSpec(keyField, quantiles, hh, format));
   }
 
-  private static TopicsSpec topics(Section s) {
+  /** {@code jobName} derives the default partials topic (null when the name is missing). */
+  private static TopicsSpec topics(Section s, String jobName) {
     String events = s.string("events", TopicsSpec.DEFAULT_EVENTS);
     int eventsPartitions = s.integer("eventsPartitions", TopicsSpec.DEFAULT_EVENTS_PARTITIONS);
-    String partials = s.string("partials", TopicsSpec.DEFAULT_PARTIALS);
+    // without a name the job fails on `name` (a placeholder keeps that the error reported)
+    String partials =
+        s.string(
+            "partials",
+            jobName == null || jobName.isBlank()
+                ? "skewer.partials"
+                : JobNames.of(jobName).partialsTopic());
     int partialsPartitions =
         s.integer("partialsPartitions", TopicsSpec.DEFAULT_PARTIALS_PARTITIONS);
     String results = s.string("results", TopicsSpec.DEFAULT_RESULTS);

@@ -46,7 +46,7 @@ public record JobSpec(
     WindowChecks.nonNegative("allowedLateness", allowedLateness);
     sketches = sketches == null ? SketchesSpec.defaults() : sketches;
     output = output == null ? OutputSpec.defaults() : output;
-    topics = topics == null ? TopicsSpec.defaults() : topics;
+    topics = topics == null ? TopicsSpec.defaults(name) : topics;
     if (topK < 1 || topK > 1_000_000) {
       throw new JobSpecException("topK", "must be in [1, 1000000], was " + topK);
     }

@@ -3,8 +3,10 @@ package dev.skewer.core.kafka;
 import dev.skewer.core.job.TopicsSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -40,6 +42,33 @@ public final class TopicProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
   private TopicProvisioner() {}
+
+  /**
+   * The partition count of an existing topic (blocking).
+   *
+   * @throws org.apache.kafka.common.KafkaException if the topic does not exist or the broker does
+   *     not answer within {@code timeout}
+   */
+  public static int partitionCount(KafkaSettings kafka, String topic, Duration timeout) {
+    try (Admin admin = Admin.create(kafka.adminConfig())) {
+      return admin
+          .describeTopics(java.util.List.of(topic))
+          .allTopicNames()
+          .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .get(topic)
+          .partitions()
+          .size();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new org.apache.kafka.common.KafkaException(
+          "cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new org.apache.kafka.common.KafkaException(
+          "cannot describe topic " + topic + " within " + timeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);
+    }
+  }
 
   /** {@link #ensureTopics(Admin, TopicsSpec, Duration, Map)} with no extra configs. */
   public static void ensureTopics(Admin admin, TopicsSpec topics, Duration timeout) {
@@ -97,6 +126,38 @@ public final class TopicProvisioner {
           throw failure("creating topic " + topic.name(), e.getCause());
         }
       }
+    }
+  }
+
+  /**
+   * Checks that every topic of {@code topics} exists, creating nothing.
+   *
+   * @param what what the topics are, for the message
+   * @throws MissingTopicException naming every missing topic
+   * @throws KafkaException when Kafka fails or the timeout passes
+   */
+  public static void requireTopics(
+      Admin admin, Collection<String> topics, Duration timeout, String what) {
+    int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    Map<String, KafkaFuture<TopicDescription>> described =
+        admin
+            .describeTopics(
+                new LinkedHashSet<>(topics), new DescribeTopicsOptions().timeoutMs(timeoutMs))
+            .topicNameValues();
+    List<String> missing = new ArrayList<>();
+    for (String topic : new LinkedHashSet<>(topics)) {
+      try {
+        await(described.get(topic), timeoutMs);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+          missing.add(topic);
+        } else {
+          throw failure("describing topic " + topic, e.getCause());
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new MissingTopicException(missing, what);
     }
   }
 

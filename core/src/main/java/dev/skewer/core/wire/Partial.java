@@ -17,27 +17,36 @@ import java.util.Objects;
  * @param epoch the fencing epoch of the sending node, >= 0
  * @param version increases with every emission of this (source, key, slice) within an epoch, >= 0
  * @param key the key, salt stripped; non-empty
- * @param windowStartMs the slice start
- * @param windowEndMs the slice end, > windowStartMs
+ * @param sliceStartMs the slice start
+ * @param sliceEndMs the slice end, > sliceStartMs
  * @param aggregate the {@code AggregateCodec} bytes; opaque here, non-null
  * @param shape how the coordinator composes results from this slice; non-null
- * @param firstEventMs the earliest event time folded in, in [windowStartMs, lastEventMs]
- * @param lastEventMs the latest event time folded in, in [firstEventMs, windowEndMs)
+ * @param firstEventMs the earliest event time folded in, in [sliceStartMs, lastEventMs]
+ * @param lastEventMs the latest event time folded in, in [firstEventMs, sliceEndMs)
  * @param dimensions the configured dimensions' values of the earliest event folded in ({@code
  *     input.dimensions} order, null where absent); non-null, at most 255 entries
+ * @param firstWindowEndMs the end of the first window this Partial counts in, &gt;= sliceEndMs: the
+ *     slice's first window, except for events a hopping slice took in after some of its windows had
+ *     closed beyond their allowed lateness — those count only in the later windows, and travel as
+ *     their own Partial of the same (key, slice)
+ * @param seq the position of this message among those its source partition sent, in this epoch, to
+ *     this partials partition (0, 1, 2, …), so the coordinator notices a lost one; -1 when unknown
+ *     (format 2 and older)
  */
 public record Partial(
     int sourcePartition,
     long epoch,
     long version,
     String key,
-    long windowStartMs,
-    long windowEndMs,
+    long sliceStartMs,
+    long sliceEndMs,
     byte[] aggregate,
     WindowShape shape,
     long firstEventMs,
     long lastEventMs,
-    String[] dimensions)
+    String[] dimensions,
+    long firstWindowEndMs,
+    long seq)
     implements PartialsMessage {
 
   /** No dimensions. */
@@ -60,30 +69,87 @@ public record Partial(
       throw new IllegalArgumentException(
           "key must be non-empty, was " + (key == null ? "null" : "''"));
     }
-    if (windowEndMs <= windowStartMs) {
+    if (sliceEndMs <= sliceStartMs) {
       throw new IllegalArgumentException(
-          "windowEndMs must be > windowStartMs (" + windowStartMs + "), was " + windowEndMs);
+          "sliceEndMs must be > sliceStartMs (" + sliceStartMs + "), was " + sliceEndMs);
     }
     Objects.requireNonNull(aggregate, "aggregate");
     Objects.requireNonNull(shape, "shape");
-    if (firstEventMs < windowStartMs || firstEventMs > lastEventMs) {
+    if (firstEventMs < sliceStartMs || firstEventMs > lastEventMs) {
       throw new IllegalArgumentException(
-          "firstEventMs must be in [windowStartMs ("
-              + windowStartMs
+          "firstEventMs must be in [sliceStartMs ("
+              + sliceStartMs
               + "), lastEventMs ("
               + lastEventMs
               + ")], was "
               + firstEventMs);
     }
-    if (lastEventMs >= windowEndMs) {
+    if (lastEventMs >= sliceEndMs) {
       throw new IllegalArgumentException(
-          "lastEventMs must be < windowEndMs (" + windowEndMs + "), was " + lastEventMs);
+          "lastEventMs must be < sliceEndMs (" + sliceEndMs + "), was " + lastEventMs);
     }
     Objects.requireNonNull(dimensions, "dimensions");
     if (dimensions.length > MAX_DIMENSIONS) {
       throw new IllegalArgumentException(
           "dimensions must have at most " + MAX_DIMENSIONS + " entries, had " + dimensions.length);
     }
+    if (firstWindowEndMs < sliceEndMs) {
+      throw new IllegalArgumentException(
+          "firstWindowEndMs must be >= sliceEndMs (" + sliceEndMs + "), was " + firstWindowEndMs);
+    }
+    if (seq < -1) {
+      throw new IllegalArgumentException("seq must be >= -1, was " + seq);
+    }
+  }
+
+  /**
+   * A Partial of the slice's first window with no sequence number yet (the sender numbers it with
+   * {@link #withSeq}).
+   */
+  public Partial(
+      int sourcePartition,
+      long epoch,
+      long version,
+      String key,
+      long sliceStartMs,
+      long sliceEndMs,
+      byte[] aggregate,
+      WindowShape shape,
+      long firstEventMs,
+      long lastEventMs,
+      String[] dimensions) {
+    this(
+        sourcePartition,
+        epoch,
+        version,
+        key,
+        sliceStartMs,
+        sliceEndMs,
+        aggregate,
+        shape,
+        firstEventMs,
+        lastEventMs,
+        dimensions,
+        sliceEndMs,
+        -1);
+  }
+
+  /** This Partial numbered {@code seq} among its source's messages to its partials partition. */
+  public Partial withSeq(long seq) {
+    return new Partial(
+        sourcePartition,
+        epoch,
+        version,
+        key,
+        sliceStartMs,
+        sliceEndMs,
+        aggregate,
+        shape,
+        firstEventMs,
+        lastEventMs,
+        dimensions,
+        firstWindowEndMs,
+        seq);
   }
 
   /**
@@ -94,20 +160,20 @@ public record Partial(
       long epoch,
       long version,
       String key,
-      long windowStartMs,
-      long windowEndMs,
+      long sliceStartMs,
+      long sliceEndMs,
       byte[] aggregate) {
     this(
         sourcePartition,
         epoch,
         version,
         key,
-        windowStartMs,
-        windowEndMs,
+        sliceStartMs,
+        sliceEndMs,
         aggregate,
         WindowShape.Tumbling.INSTANCE,
-        windowStartMs,
-        windowEndMs - 1,
+        sliceStartMs,
+        sliceEndMs - 1,
         NO_DIMENSIONS);
   }
 
@@ -118,13 +184,15 @@ public record Partial(
         && p.epoch == epoch
         && p.version == version
         && p.key.equals(key)
-        && p.windowStartMs == windowStartMs
-        && p.windowEndMs == windowEndMs
+        && p.sliceStartMs == sliceStartMs
+        && p.sliceEndMs == sliceEndMs
         && Arrays.equals(p.aggregate, aggregate)
         && p.shape.equals(shape)
         && p.firstEventMs == firstEventMs
         && p.lastEventMs == lastEventMs
-        && Arrays.equals(p.dimensions, dimensions);
+        && Arrays.equals(p.dimensions, dimensions)
+        && p.firstWindowEndMs == firstWindowEndMs
+        && p.seq == seq;
   }
 
   @Override
@@ -135,11 +203,13 @@ public record Partial(
             epoch,
             version,
             key,
-            windowStartMs,
-            windowEndMs,
+            sliceStartMs,
+            sliceEndMs,
             shape,
             firstEventMs,
-            lastEventMs);
+            lastEventMs,
+            firstWindowEndMs,
+            seq);
     return 31 * (31 * h + Arrays.hashCode(aggregate)) + Arrays.hashCode(dimensions);
   }
 
@@ -153,10 +223,10 @@ public record Partial(
         + version
         + ", key="
         + key
-        + ", windowStartMs="
-        + windowStartMs
-        + ", windowEndMs="
-        + windowEndMs
+        + ", sliceStartMs="
+        + sliceStartMs
+        + ", sliceEndMs="
+        + sliceEndMs
         + ", aggregate="
         + aggregate.length
         + " bytes #"
@@ -169,6 +239,10 @@ public record Partial(
         + lastEventMs
         + ", dimensions="
         + Arrays.toString(dimensions)
+        + ", firstWindowEndMs="
+        + firstWindowEndMs
+        + ", seq="
+        + seq
         + "]";
   }
 }

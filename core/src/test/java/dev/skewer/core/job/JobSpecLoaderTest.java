@@ -98,7 +98,7 @@ class JobSpecLoaderTest {
             new TopicsSpec(
                 "events",
                 4,
-                "skewer.partials",
+                "skewer.clicks.partials",
                 2,
                 "skewer.results",
                 "skewer.late",
@@ -323,6 +323,6 @@ class JobSpecLoaderTest {
   void shouldReportAMissingFileAsAJobSpecException() {
     assertThatThrownBy(() -> JobSpecLoader.load(Path.of("no-such-job.yaml"), Map.of()))
         .isInstanceOf(JobSpecException.class)
-        .hasMessageContaining("cannot read job file no-such-job.yaml");
+        .hasMessageContaining("job file no-such-job.yaml does not exist");
   }
 }

@@ -4,22 +4,31 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.frontier.HazelcastFrontier;
+import dev.skewer.core.frontier.InMemoryFrontier;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
-import dev.skewer.testkit.net.FreePorts;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,14 +40,19 @@ import org.slf4j.LoggerFactory;
 public final class LocalCluster implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   private final List<NodeRuntime> nodes = new ArrayList<>();
   private final List<CoordinatorRuntime> coordinators = new ArrayList<>();
   private final List<HazelcastInstance> members = new ArrayList<>();
   private final List<CheckpointStore> stores = new ArrayList<>();
   private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
+  private final Frontier sharedFrontier = new InMemoryFrontier();
+  private final JobNames names;
 
-  private LocalCluster() {}
+  private LocalCluster(JobNames names) {
+    this.names = names;
+  }
 
   /**
    * Starts the processes.
@@ -80,14 +94,14 @@ public final class LocalCluster implements AutoCloseable {
       Clock clock,
       HotKeySettings hotKeys)
       throws Exception {
-    LocalCluster cluster = new LocalCluster();
+    LocalCluster cluster = new LocalCluster(JobNames.of(job));
     try {
       List<Integer> ports = new ArrayList<>();
       List<String> memberList = new ArrayList<>();
       int total = nodeCount + coordinatorCount;
       if (hazelcast) {
         for (int i = 0; i < total; i++) {
-          int port = FreePorts.next();
+          int port = freeLoopbackPort();
           ports.add(port);
           memberList.add("127.0.0.1:" + port);
         }
@@ -99,23 +113,46 @@ public final class LocalCluster implements AutoCloseable {
         cluster.coordinators.add(
             CoordinatorRuntime.start(
                 CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),
+                QuerySettings.defaults(),
                 hz,
                 registry,
                 clock,
-                cluster.store(hz, kafka)));
+                cluster.store(hz, kafka),
+                cluster.frontier(hz)));
       }
       for (int i = 1; i <= nodeCount; i++) {
         String id = "node-" + i;
         HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "node");
         cluster.nodes.add(
             NodeRuntime.start(
-                NodeSettings.of(id, job, kafka), registry, clock, cluster.store(hz, kafka), hz));
+                NodeSettings.of(id, job, kafka),
+                registry,
+                clock,
+                cluster.store(hz, kafka),
+                hz,
+                cluster.frontier(hz)));
       }
       return cluster;
     } catch (Exception e) {
       cluster.close();
       throw e;
     }
+  }
+
+  /** A loopback port that was free a moment ago and that this JVM has not handed out before. */
+  private static int freeLoopbackPort() {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int port;
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        port = socket.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot open a loopback server socket", e);
+      }
+      if (HANDED_OUT.add(port)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no fresh free loopback port after 100 attempts");
   }
 
   private HazelcastInstance member(
@@ -125,10 +162,10 @@ public final class LocalCluster implements AutoCloseable {
     }
     HazelcastInstance hz =
         HazelcastMembers.start(
-            ClusterSettings.loopback(
-                ClusterSettings.DEFAULT_CLUSTER_NAME, ports.get(index), memberList),
+            ClusterSettings.loopback(names.hazelcastClusterName(), ports.get(index), memberList),
             name,
-            role);
+            role,
+            names.jobName());
     members.add(hz);
     return hz;
   }
@@ -139,9 +176,14 @@ public final class LocalCluster implements AutoCloseable {
       return sharedStore;
     }
     CheckpointStore store =
-        HazelcastCheckpointStore.create(hz, kafka, HazelcastCheckpointStore.DEFAULT_TOPIC);
+        HazelcastCheckpointStore.create(hz, kafka, names, names.checkpointsTopic(), true);
     stores.add(store);
     return store;
+  }
+
+  /** The coordinators' frontier: in Hazelcast with a member, else shared in this JVM. */
+  private Frontier frontier(HazelcastInstance hz) {
+    return hz == null ? sharedFrontier : HazelcastFrontier.forJob(hz, names);
   }
 
   public List<NodeRuntime> nodes() {

@@ -8,7 +8,7 @@ public final class NodeMetrics {
   public static final String PARTIALS_OUT = "skewer.partials.out";
   public static final String WATERMARKS_OUT = "skewer.watermarks.out";
   public static final String OPEN_WINDOWS = "skewer.node.open.windows";
-  public static final String OPEN_KEY_WINDOWS = "skewer.node.open.key.windows";
+  public static final String OPEN_KEY_SLICES = "skewer.node.open.key.slices";
   public static final String WATERMARK_LAG = "skewer.watermark.lag";
   public static final String PRODUCER_PENDING = "skewer.node.producer.pending";
   public static final String CHECKPOINT_DURATION = "skewer.checkpoint.duration";

@@ -72,9 +72,9 @@ final class SideOutputScanner {
       consumer.assign(toRead);
       while (toRead.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          Header topic = r.headers().lastHeader("skewer.source.topic");
-          Header partition = r.headers().lastHeader("skewer.source.partition");
-          Header offset = r.headers().lastHeader("skewer.source.offset");
+          Header topic = r.headers().lastHeader(SideOutputs.SOURCE_TOPIC_HEADER);
+          Header partition = r.headers().lastHeader(SideOutputs.SOURCE_PARTITION_HEADER);
+          Header offset = r.headers().lastHeader(SideOutputs.SOURCE_OFFSET_HEADER);
           if (topic == null || partition == null || offset == null) {
             continue;
           }

@@ -3,7 +3,7 @@ package dev.skewer.node.aggregate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.core.job.TumblingWindow;
-import dev.skewer.core.window.WindowAssigner;
+import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.AggregateCodec;
@@ -20,8 +20,8 @@ class PartitionAggregatorTest {
 
   private static final long SIZE = 10_000;
   private static final SketchSpec SPEC = SketchSpec.countsOnly(1);
-  private static final WindowAssigner WINDOWS =
-      WindowAssigner.of(new TumblingWindow(Duration.ofMillis(SIZE)));
+  private static final SliceAssigner WINDOWS =
+      SliceAssigner.of(new TumblingWindow(Duration.ofMillis(SIZE)));
 
   private static PartitionAggregator aggregator(long delayMs, long latenessMs) {
     return new PartitionAggregator(3, 7, WINDOWS, delayMs, latenessMs, SPEC);
@@ -62,8 +62,8 @@ class PartitionAggregatorTest {
     assertThat(k.sourcePartition()).isEqualTo(3);
     assertThat(k.epoch()).isEqualTo(7);
     assertThat(k.version()).as("version = events folded in").isEqualTo(2);
-    assertThat(k.windowStartMs()).isZero();
-    assertThat(k.windowEndMs()).isEqualTo(SIZE);
+    assertThat(k.sliceStartMs()).isZero();
+    assertThat(k.sliceEndMs()).isEqualTo(SIZE);
     Aggregate agg = AggregateCodec.decode(k.aggregate());
     assertThat(agg.count()).isEqualTo(2);
     assertThat(agg.sum(0)).isEqualTo(4.0);
@@ -106,26 +106,67 @@ class PartitionAggregatorTest {
     update(a, "k", 1_000, 1);
     update(a, "k", 14_999, 1);
     emit(a);
-    assertThat(a.openWindows()).isEqualTo(2);
+    assertThat(a.openSlices()).isEqualTo(2);
     update(a, "k", 15_000, 1);
     emit(a);
-    assertThat(a.openWindows()).isEqualTo(1);
-    assertThat(a.openKeyWindows()).isEqualTo(1);
+    assertThat(a.openSlices()).isEqualTo(1);
+    assertThat(a.openKeySlices()).isEqualTo(1);
   }
 
   @Test
-  void shouldEmitEveryOpenWindowWhenFinalizedAtEndOfInput() {
+  void shouldEmitEveryOpenWindowWhenFinalizedAtEndOfInputWithoutMakingLaterEventsLate() {
     PartitionAggregator a = aggregator(2_000, 0);
     update(a, "k", 1_000, 1);
     update(a, "k", 25_000, 1);
     emit(a);
-    a.finalizeOpenWindows();
+    a.finalizeOpenSlices();
     List<Partial> out = emit(a);
-    assertThat(out).extracting(Partial::windowStartMs).containsExactly(20_000L);
-    assertThat(a.openWindows()).isZero();
-    assertThat(update(a, "k", 29_000, 1))
-        .as("after end of input the finalized window is closed")
-        .isEqualTo(PartitionAggregator.Outcome.LATE);
+    assertThat(out).extracting(Partial::sliceStartMs).containsExactly(20_000L);
+    assertThat(a.watermark(true).closeMs()).isEqualTo(30_000);
+    assertThat(a.watermark(true).watermarkMs()).isEqualTo(23_000);
+
+    // an event after the pause revises the closed window instead of being late
+    assertThat(update(a, "k", 29_000, 1)).isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
+    assertThat(emit(a))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.sliceStartMs()).isEqualTo(20_000);
+              assertThat(p.version()).isEqualTo(2);
+            });
+  }
+
+  @Test
+  void shouldJudgeLatenessAgainstTheAdoptedFrontierWhenItIsAhead() {
+    // given a partition whose own watermark is far behind the cluster's (it was idle)
+    PartitionAggregator a = aggregator(0, 5_000);
+    update(a, "k", 1_000, 1);
+    a.adoptFrontier(40_000);
+
+    // then events of windows past lateness by the frontier are late, later ones are not
+    assertThat(update(a, "k", 20_000, 1)).isEqualTo(PartitionAggregator.Outcome.LATE);
+    assertThat(update(a, "k", 36_000, 1)).isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
+    assertThat(a.watermark(false).watermarkMs()).isEqualTo(40_000);
+    a.adoptFrontier(10_000);
+    assertThat(a.effectiveWatermarkMs()).as("never goes back").isEqualTo(40_000);
+
+    // and both windows, closed by the frontier, are emitted; the first one, past lateness, is
+    // dropped after it is sent
+    assertThat(emit(a)).extracting(Partial::sliceStartMs).containsExactly(0L, 30_000L);
+    assertThat(a.openSlices()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldSendOpenSlicesWhenFlushedBeforeIdleness() {
+    PartitionAggregator a = aggregator(2_000, 0);
+    update(a, "k", 1_000, 1);
+    update(a, "j", 3_000, 1);
+    assertThat(emit(a)).isEmpty();
+    List<Partial> out = new ArrayList<>();
+    assertThat(a.flushOpenSlices(out::add)).isEqualTo(2);
+    assertThat(out).extracting(Partial::key).containsExactlyInAnyOrder("k", "j");
+    assertThat(a.flushOpenSlices(out::add)).as("nothing changed since").isZero();
+    assertThat(a.openSlices()).as("still open").isEqualTo(1);
   }
 
   @Test
@@ -176,7 +217,7 @@ class PartitionAggregatorTest {
           emitInto(a, latest);
         }
       }
-      a.finalizeOpenWindows();
+      a.finalizeOpenSlices();
       emitInto(a, latest);
       assertThat(latest.keySet()).as("seed %d windows", seed).isEqualTo(expected.keySet());
       for (Map.Entry<String, long[]> e : expected.entrySet()) {
@@ -230,8 +271,8 @@ class PartitionAggregatorTest {
           current.emit(p -> actual.add(describe(p)));
         }
       }
-      whole.finalizeOpenWindows();
-      current.finalizeOpenWindows();
+      whole.finalizeOpenSlices();
+      current.finalizeOpenSlices();
       whole.emit(p -> expected.add(describe(p)));
       current.emit(p -> actual.add(describe(p)));
       assertThat(sorted(actual)).as("seed %d", seed).isEqualTo(sorted(expected));
@@ -254,7 +295,7 @@ class PartitionAggregatorTest {
   private static String describe(Partial p) {
     return p.key()
         + "@"
-        + p.windowStartMs()
+        + p.sliceStartMs()
         + " v"
         + p.version()
         + " "
@@ -270,11 +311,11 @@ class PartitionAggregatorTest {
   private static void emitInto(PartitionAggregator a, Map<String, Partial> latest) {
     a.emit(
         p -> {
-          Partial held = latest.get(p.key() + "@" + p.windowStartMs());
+          Partial held = latest.get(p.key() + "@" + p.sliceStartMs());
           assertThat(held == null || held.version() < p.version())
               .as("versions increase per (key, window)")
               .isTrue();
-          latest.put(p.key() + "@" + p.windowStartMs(), p);
+          latest.put(p.key() + "@" + p.sliceStartMs(), p);
         });
   }
 }

@@ -1,0 +1,41 @@
+package dev.skewer.stage;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The work of one stage on one input partition. The runtime creates a task through its {@link
+ * TaskFactory} (on a worker thread) when it takes the partition over, then calls it on its event
+ * loop only, never concurrently: records in offset order, the end of each poll batch, periodic
+ * ticks, and snapshots for checkpoints. Everything a task emits goes through the {@link TaskOutput}
+ * it is given; the runtime decides when it is sent, acknowledged and covered by a checkpoint.
+ *
+ * <p>Contract: after {@code restore(snapshot())} and the same records from the checkpoint's offset,
+ * a task emits the same outputs as the original — replays are how failures are repaired.
+ */
+public interface PartitionTask {
+
+  /**
+   * Folds in one input record. Offsets increase strictly between calls. A record the task cannot
+   * use is routed by the task itself (e.g. to a dead-letter topic), never thrown: an exception here
+   * is treated as a bug and the partition is rewound to its last checkpoint.
+   */
+  void process(ConsumerRecord<byte[], byte[]> record, TaskOutput out);
+
+  /**
+   * Called once, when the partition starts consuming after its restore and seek (e.g. to announce
+   * the new epoch downstream).
+   */
+  default void activated(TaskOutput out) {}
+
+  /** After the records of one poll batch for this partition (e.g. emit what the batch closed). */
+  void endOfBatch(TaskOutput out);
+
+  /** Periodic work, every tick interval, with how long the partition has been silent. */
+  void tick(PartitionActivity activity, TaskOutput out);
+
+  /** The encoded state as of the last record processed, for a checkpoint. */
+  byte[] snapshot();
+
+  /** Called once when the runtime drops the task (revoked, rewound, fenced or stopped). */
+  default void close() {}
+}

@@ -1,0 +1,84 @@
+package dev.skewer.stage;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * A task for the runtime's tests: counts the records it folds in (its whole state) and emits, per
+ * record, {@code out} record {@code <value>} with key {@code <partition>/<offset>/<epoch>}; {@link
+ * #activated} emits {@code announce} {@code <partition>/<epoch>}.
+ */
+final class CountingTask implements PartitionTask {
+
+  static final String OUT = "out";
+  static final String ANNOUNCE = "announce";
+
+  final int partition;
+  final long epoch;
+  long count;
+  boolean activated;
+  boolean closed;
+  int ticks;
+  long lastSilentMs = -1;
+  volatile RuntimeException failOnProcess;
+
+  CountingTask(int partition, long epoch, long count) {
+    this.partition = partition;
+    this.epoch = epoch;
+    this.count = count;
+  }
+
+  static CountingTask restore(int partition, long epoch, Optional<Checkpoint> cp) {
+    return new CountingTask(
+        partition, epoch, cp.map(c -> ByteBuffer.wrap(c.state()).getLong()).orElse(0L));
+  }
+
+  static long countIn(Checkpoint cp) {
+    return ByteBuffer.wrap(cp.state()).getLong();
+  }
+
+  @Override
+  public void activated(TaskOutput out) {
+    activated = true;
+    out.send(new ProducerRecord<>(ANNOUNCE, bytes(partition + "/" + epoch), new byte[0]));
+  }
+
+  @Override
+  public void process(ConsumerRecord<byte[], byte[]> record, TaskOutput out) {
+    RuntimeException f = failOnProcess;
+    if (f != null) {
+      throw f;
+    }
+    count++;
+    out.send(
+        new ProducerRecord<>(
+            OUT, bytes(partition + "/" + record.offset() + "/" + epoch), record.value()));
+  }
+
+  @Override
+  public void endOfBatch(TaskOutput out) {}
+
+  @Override
+  public void tick(PartitionActivity activity, TaskOutput out) {
+    ticks++;
+    lastSilentMs = activity.silentMs();
+  }
+
+  @Override
+  public byte[] snapshot() {
+    return ByteBuffer.allocate(8).putLong(count).array();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,327 @@
+package dev.skewer.stage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import io.vertx.core.Future;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The runtime's rules, driven through Kafka's mock clients: take-over and restore, rewind after a
+ * lost send, fencing and retake, revocation during a restore, checkpoints never ahead of
+ * acknowledged output, stop during a checkpoint, back-pressure and bounded retries.
+ */
+class PartitionRuntimeTest {
+
+  private static final Duration SLOW_CHECKPOINTS = Duration.ofHours(1);
+
+  @Test
+  void shouldRestoreFromTheCheckpointAndResumeAtItsOffsetWhenAssigned() throws Exception {
+    // given a checkpoint of partition 0 at offset 3 with 3 records counted
+    InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+    store.nextEpoch("test/in/0");
+    store.save("test/in/0", new Checkpoint(1, 3, 0, CountingTask.bytes("")));
+    store.save("test/in/0", new Checkpoint(1, 3, 0, state(3)));
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+
+      // when it is assigned and records 0..5 exist
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 6);
+
+      // then it counts from the checkpoint on: records 3, 4, 5 only, under epoch 2
+      await().until(() -> h.task(0).orElseThrow().count == 6);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/3/2", "0/4/2", "0/5/2");
+      assertThat(keys(h.sent(CountingTask.ANNOUNCE))).containsExactly("0/2");
+      assertThat(h.runtime.readiness().ready()).isTrue();
+    }
+  }
+
+  @Test
+  void shouldRewindToTheLastCheckpointWhenASendIsLost() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(false)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // given two records sent and one of them lost by the broker
+      h.append(0, 2);
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+      h.producer.completeNext(); // the announcement
+      h.producer.errorNext(new RecordTooLargeException("refused"));
+      h.producer.completeNext();
+
+      // then the partition is taken over again under a new epoch and replays from offset 0
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 2);
+      CountingTask replay = h.task(0).orElseThrow();
+      assertThat(replay.epoch).isEqualTo(2);
+      assertThat(h.tasks.get(0).closed).isTrue();
+      await().until(() -> keys(h.sent(CountingTask.OUT)).contains("0/1/2"));
+      assertThat(keys(h.sent(CountingTask.OUT)))
+          .containsExactly("0/0/1", "0/1/1", "0/0/2", "0/1/2");
+      assertThat(h.registry.get(StageMetrics.REWINDS).counter().count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void shouldNeverStoreACheckpointBeforeItsOutputIsAcknowledged() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(false)) {
+      h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // given three records processed whose outputs are not acknowledged
+      h.append(0, 3);
+      await().until(() -> h.sent(CountingTask.OUT).size() == 3);
+
+      // when several checkpoint intervals pass
+      Thread.sleep(400);
+
+      // then no checkpoint covers them yet; once acknowledged, one does
+      assertThat(h.checkpoint(0)).isEmpty();
+      h.producer.completeAll();
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 3).orElse(false));
+      assertThat(CountingTask.countIn(h.checkpoint(0).orElseThrow())).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void shouldNotStoreACheckpointCoveringALostRecordAndShouldReplayIt() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(false)) {
+      h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+      h.producer.completeAll();
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
+
+      // when the next record's output is lost
+      h.append(0, 1);
+      await().until(() -> h.sent(CountingTask.OUT).size() == 3);
+      h.producer.errorNext(new RecordTooLargeException("refused"));
+
+      // then no checkpoint ever claims offset 3 under the old epoch; the replay re-emits record 2
+      await().until(() -> keys(h.sent(CountingTask.OUT)).contains("0/2/2"));
+      assertThat(h.checkpoint(0).orElseThrow().epoch()).isEqualTo(1);
+      assertThat(h.checkpoint(0).orElseThrow().nextOffset()).isEqualTo(2);
+      h.producer.completeAll();
+      await()
+          .until(
+              () ->
+                  h.checkpoint(0).map(cp -> cp.epoch() == 2 && cp.nextOffset() == 3).orElse(false));
+      assertThat(CountingTask.countIn(h.checkpoint(0).orElseThrow())).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void shouldTakeThePartitionOverAgainWhenFencedWhileStillAssigned() throws Exception {
+    InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
+
+      // when another owner takes epoch 2 and stores its own checkpoint (offset 1, count 1)
+      long other = store.nextEpoch("test/in/0");
+      store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+
+      // then our next checkpoint is refused (fenced) and, since the group still assigns the
+      // partition here, it is taken over again under epoch 3 from the other owner's checkpoint
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().activated);
+      CountingTask retaken = h.task(0).orElseThrow();
+      assertThat(retaken.epoch).isEqualTo(3);
+      await().until(() -> retaken.count == 2); // replayed offset 1 on top of count 1
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1", "0/1/3");
+      assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void shouldDiscardARestoreWhenThePartitionIsRevokedMeanwhile() throws Exception {
+    CountDownLatch restoring = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.start(
+          RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000),
+          (p, epoch, cp) -> {
+            if (p == 0) {
+              restoring.countDown();
+              finish.await(10, TimeUnit.SECONDS);
+            }
+            return CountingTask.restore(p, epoch, cp);
+          });
+      h.assign(0, 1);
+      assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+
+      // when partition 0 is revoked while its restore is still running
+      h.assign(1);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(1)));
+      finish.countDown();
+
+      // then the restored task is closed, never activated, and its partition stays unowned
+      await().until(() -> h.task(0).map(t -> t.closed).orElse(false));
+      assertThat(h.task(0).orElseThrow().activated).isFalse();
+      h.append(1, 2);
+      await().until(() -> h.task(1).orElseThrow().count == 2);
+      assertThat(h.runtime.ownedPartitions()).containsExactly(1);
+      assertThat(keys(h.sent(CountingTask.ANNOUNCE))).containsExactly("1/1");
+    }
+  }
+
+  @Test
+  void shouldCheckpointRevokedPartitionsBeforeGivingThemUp() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.assign(0, 1);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0, 1)));
+      h.append(0, 4);
+      await().until(() -> h.task(0).orElseThrow().count == 4);
+
+      // when partition 0 moves elsewhere
+      h.assign(1);
+
+      // then its final checkpoint covers everything it processed
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 4).orElse(false));
+      assertThat(CountingTask.countIn(h.checkpoint(0).orElseThrow())).isEqualTo(4);
+      await().until(() -> h.task(0).orElseThrow().closed);
+    }
+  }
+
+  @Test
+  void shouldFinishTheCheckpointInFlightThenCheckpointEverythingWhenStopped() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(false)) {
+      h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+      Thread.sleep(300); // a periodic checkpoint is now waiting for those acknowledgements
+
+      // when the runtime is stopped during that checkpoint, with one more record processed
+      h.append(0, 1);
+      await().until(() -> h.sent(CountingTask.OUT).size() == 3);
+      Future<Void> stopped = h.stop();
+      Thread.sleep(200);
+      assertThat(stopped.isComplete()).isFalse();
+      h.producer.completeAll();
+
+      // then the stop completes after a final checkpoint of everything processed
+      stopped.await(10, TimeUnit.SECONDS);
+      assertThat(h.checkpoint(0).orElseThrow().nextOffset()).isEqualTo(3);
+      assertThat(CountingTask.countIn(h.checkpoint(0).orElseThrow())).isEqualTo(3);
+      assertThat(h.producer.closed()).isTrue();
+      assertThat(h.consumer.closed()).isTrue();
+      assertThat(h.task(0).orElseThrow().closed).isTrue();
+    }
+  }
+
+  @Test
+  void shouldTakeNoNewBatchWhileTooManyRecordsAwaitAcknowledgement() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(false)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 3));
+      h.consumer.setMaxPollRecords(5);
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // when 20 records wait on the broker and none of the outputs is acknowledged
+      h.append(0, 20);
+      await().until(() -> h.task(0).orElseThrow().count >= 5);
+      Thread.sleep(300);
+
+      // then at most the batches in flight are processed (two credits of 5 records each)
+      long processed = h.task(0).orElseThrow().count;
+      assertThat(processed).isLessThanOrEqualTo(10);
+      assertThat(h.task(0).orElseThrow().lastSilentMs).isZero(); // held back is not silent
+
+      // and once acknowledgements come, everything is processed
+      while (h.task(0).orElseThrow().count < 20) {
+        h.producer.completeAll();
+        Thread.sleep(20);
+      }
+      assertThat(h.task(0).orElseThrow().count).isEqualTo(20);
+    }
+  }
+
+  @Test
+  void shouldRetryAPersistentlyFailingPartitionWithAGrowingDelayAndReportItNotReady()
+      throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.readiness().ready());
+
+      // when every output of the partition is refused
+      h.producer.failTopic(CountingTask.OUT, new RecordTooLargeException("refused"));
+      h.append(0, 1);
+
+      // then it is rewound, then retried with a delay, and reported failing (not ready)
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  !h.runtime.readiness().ready()
+                      && h.runtime.readiness().detail().contains("failing"));
+      Thread.sleep(1_500);
+      double rewinds = h.registry.get(StageMetrics.REWINDS).counter().count();
+      assertThat(rewinds).isBetween(2.0, 4.0); // no fast loop: 0 s, 1 s, 2 s, 4 s ... apart
+
+      // and once the broker accepts the outputs again, it recovers and becomes ready
+      h.producer.failTopic(null, null);
+      await().atMost(Duration.ofSeconds(30)).until(() -> h.runtime.readiness().ready());
+      assertThat(h.checkpoint(0).orElseThrow().nextOffset()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void shouldRewindAPartitionWhoseTaskThrows() throws Exception {
+    AtomicInteger created = new AtomicInteger();
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.start(
+          RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000),
+          (p, epoch, cp) -> {
+            CountingTask t = CountingTask.restore(p, epoch, cp);
+            if (created.getAndIncrement() == 0) {
+              t.failOnProcess = new IllegalStateException("a bug");
+            }
+            return t;
+          });
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+
+      // then the second task (epoch 2) processes both records
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 2);
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(2);
+    }
+  }
+
+  private static byte[] state(long count) {
+    return java.nio.ByteBuffer.allocate(8).putLong(count).array();
+  }
+
+  private static List<String> keys(List<ProducerRecord<byte[], byte[]>> records) {
+    return records.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).toList();
+  }
+
+  @SuppressWarnings("unused")
+  private static Optional<Checkpoint> none(CheckpointStore s) {
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,178 @@
+package dev.skewer.stage;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A {@link PartitionRuntime} of {@link CountingTask}s on a real Vert.x instance with Kafka's mock
+ * clients and the in-memory checkpoint store: the test drives the group (rebalances), the input
+ * (records) and the acknowledgements.
+ */
+final class RuntimeHarness implements AutoCloseable {
+
+  static final String IN = "in";
+
+  final Vertx vertx = Vertx.vertx();
+  final PacedMockConsumer consumer = new PacedMockConsumer();
+  final GatedProducer producer;
+  final CheckpointStore store;
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  final List<CountingTask> tasks = new CopyOnWriteArrayList<>();
+  final Map<Integer, Long> nextOffset = new ConcurrentHashMap<>();
+  PartitionRuntime<CountingTask> runtime;
+  private String deployment;
+
+  RuntimeHarness(boolean autoAcknowledge) {
+    this(autoAcknowledge, new InMemoryCheckpointStore());
+  }
+
+  RuntimeHarness(boolean autoAcknowledge, CheckpointStore store) {
+    this.producer = new GatedProducer(autoAcknowledge);
+    this.store = store;
+  }
+
+  static StageSettings settings(Duration checkpointInterval, int maxPending) {
+    return new StageSettings(
+        "test",
+        "test-1",
+        IN,
+        "test/in/",
+        false,
+        maxPending,
+        Duration.ofMillis(50),
+        checkpointInterval,
+        Duration.ofMillis(20),
+        Duration.ofSeconds(10));
+  }
+
+  /** Starts with tasks built by {@link CountingTask#restore}. */
+  RuntimeHarness start(StageSettings settings) throws Exception {
+    return start(settings, (p, epoch, cp) -> CountingTask.restore(p, epoch, cp));
+  }
+
+  RuntimeHarness start(StageSettings settings, TaskFactory<CountingTask> factory) throws Exception {
+    TaskFactory<CountingTask> recording =
+        (p, epoch, cp) -> {
+          CountingTask t = factory.restore(p, epoch, cp);
+          tasks.add(t);
+          return t;
+        };
+    StageClients clients =
+        new StageClients() {
+          @Override
+          public Consumer<byte[], byte[]> consumer() {
+            return consumer;
+          }
+
+          @Override
+          public Producer<byte[], byte[]> producer() {
+            return producer;
+          }
+        };
+    deployment =
+        vertx
+            .deployVerticle(
+                new VerticleBase() {
+                  @Override
+                  public Future<?> start() {
+                    runtime =
+                        new PartitionRuntime<>(
+                            vertx,
+                            settings,
+                            clients,
+                            recording,
+                            store,
+                            registry,
+                            Clock.systemUTC());
+                    return runtime.start();
+                  }
+
+                  @Override
+                  public Future<?> stop() {
+                    return runtime.stop();
+                  }
+                })
+            .await(10, TimeUnit.SECONDS);
+    return this;
+  }
+
+  /** The group assigns exactly these partitions (revoking the others), from the poll thread. */
+  void assign(int... partitions) {
+    List<TopicPartition> tps = new ArrayList<>();
+    Map<TopicPartition, Long> beginnings = new HashMap<>();
+    for (int p : partitions) {
+      TopicPartition tp = new TopicPartition(IN, p);
+      tps.add(tp);
+      beginnings.put(tp, 0L);
+    }
+    consumer.updateBeginningOffsets(beginnings);
+    consumer.schedulePollTask(() -> consumer.rebalance(tps));
+  }
+
+  /** Appends {@code count} records to a partition (it must be assigned). */
+  void append(int partition, int count) {
+    for (int i = 0; i < count; i++) {
+      long offset = nextOffset.merge(partition, 1L, Long::sum) - 1;
+      consumer.append(
+          new ConsumerRecord<>(
+              IN, partition, offset, null, ("v" + offset).getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  /** The live task of a partition (the latest one created), if any. */
+  Optional<CountingTask> task(int partition) {
+    CountingTask latest = null;
+    for (CountingTask t : tasks) {
+      if (t.partition == partition) {
+        latest = t;
+      }
+    }
+    return Optional.ofNullable(latest);
+  }
+
+  Optional<Checkpoint> checkpoint(int partition) {
+    return store.load("test/in/" + partition);
+  }
+
+  /** Output records to {@code topic} sent so far (acknowledged or not). */
+  List<ProducerRecord<byte[], byte[]>> sent(String topic) {
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : producer.history()) {
+      if (r.topic().equals(topic)) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  Future<Void> stop() {
+    return vertx.undeploy(deployment);
+  }
+
+  @Override
+  public void close() throws Exception {
+    producer.openGate();
+    vertx.close().await(30, TimeUnit.SECONDS);
+  }
+}
