@@ -72,13 +72,9 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "skewer.caDir" -}}/etc/skewer/kafka-ca{{- end }}
 {{- define "skewer.clientTlsDir" -}}/etc/skewer/kafka-client{{- end }}
 
-{{/* The job file: .Values.job minus fields left empty for the binary's default. */}}
+{{/* The job file: the job values as they are. */}}
 {{- define "skewer.jobYaml" -}}
-{{- $job := deepCopy .Values.job }}
-{{- if not $job.guarantee }}
-{{- $_ := unset $job "guarantee" }}
-{{- end }}
-{{- toYaml $job }}
+{{- toYaml .Values.job }}
 {{- end }}
 
 {{/*
@@ -148,6 +144,9 @@ ssl.keystore.password=${dir:{{ include "skewer.clientTlsDir" . }}:{{ $k.tls.keys
 {{- end }}
 {{- if and (eq .Values.cluster.discovery "members") (not .Values.cluster.members) }}
 {{- fail "cluster.members must list host:port entries when cluster.discovery=members" }}
+{{- end }}
+{{- if and .Values.loadgen.enabled (or (ne .Values.job.input.keyPointer "/key") (ne .Values.job.input.timePointer "/ts")) }}
+{{- fail (printf "loadgen.enabled: the load generator's events carry the key at /key and the time at /ts, but job.input reads them at %s and %s (use a job like examples/demo.yaml)" .Values.job.input.keyPointer .Values.job.input.timePointer) }}
 {{- end }}
 {{- if eq .Values.node.httpPort .Values.cluster.port }}
 {{- fail "node.httpPort and cluster.port must differ" }}

@@ -64,6 +64,13 @@ spec:
               valueFrom:
                 fieldRef:
                   fieldPath: status.podIP
+            # Hazelcast and HTTP listen on every interface of the pod (so that kubectl
+            # port-forward, which connects to the pod's loopback, reaches /health, /metrics and the
+            # API); the member advertises the pod IP to the others
+            - name: SKEWER_BIND_ADDRESS
+              value: "0.0.0.0"
+            - name: SKEWER_PUBLIC_ADDRESS
+              value: "$(POD_IP)"
             - name: SKEWER_JOB
               value: {{ include "skewer.configDir" $root }}/job.yaml
             - name: SKEWER_BOOTSTRAP

@@ -107,7 +107,7 @@ class ChartClusterIT {
         try (LoadRun load =
             LoadRun.start(
                 broker.bootstrapServers(),
-                job.topics().events(),
+                job,
                 TestCluster.workload(NAME, EVENTS, 7),
                 reference,
                 10_000)) {

@@ -1,9 +1,12 @@
 package dev.skewer.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.stage.StageSettings;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -78,6 +81,10 @@ class ChartInvariantsTest {
               .contains(option);
         }
       }
+      // and the binary parses the whole command line with the container's environment
+      assertThatCode(() -> CliModel.parse(args, podEnv(c)))
+          .as("%s %s: skewer %s", chart.valueSet(), c.getName(), args)
+          .doesNotThrowAnyException();
     }
   }
 
@@ -96,7 +103,7 @@ class ChartInvariantsTest {
             e.getValue() != null && !job(chart, Map.of(name, e.getValue())).equals(job);
         assertThat(cli || jvm || jobOverride)
             .as(
-                "%s %s: env %s is read by neither skewer %s (its options declare %s), the JVM %s,"
+                "%s %s: env %s is read by neither skewer %s (its options read %s), the JVM %s,"
                     + " nor the job loader",
                 chart.valueSet(),
                 c.getName(),
@@ -107,6 +114,62 @@ class ChartInvariantsTest {
             .isTrue();
       }
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("charts")
+  void shouldMeanByEachVariableWhatTheFlagMeans(RenderedChart chart) {
+    for (Container c : chart.containers()) {
+      CliModel.Command command = CLI.command(c.getArgs().get(0));
+      Map<String, String> env = podEnv(c);
+      assertThat(env.keySet())
+          .as("%s %s sets variables of options", chart.valueSet(), c.getName())
+          .containsAnyElementsOf(command.variables().keySet());
+      // the binary's options with the variables set equal those with the same values as flags
+      Map<String, Object> fromEnv = CliModel.parse(c.getArgs(), env);
+      Map<String, Object> fromFlags =
+          CliModel.parse(CliModel.asFlags(command, c.getArgs(), env), Map.of());
+      assertThat(fromEnv)
+          .as(
+              "%s %s: skewer %s from the environment vs. flags",
+              chart.valueSet(), c.getName(), command.name())
+          .isEqualTo(fromFlags);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("charts")
+  void shouldListenEverywhereInThePodAndAdvertiseThePodIp(RenderedChart chart) {
+    for (StatefulSet s : chart.all(StatefulSet.class)) {
+      Container c = s.getSpec().getTemplate().getSpec().getContainers().get(0);
+      Map<String, Object> options = CliModel.parse(c.getArgs(), podEnv(c));
+      // kubectl port-forward connects to the pod's loopback, probes and members to its IP
+      assertThat(options.get("--bind-address"))
+          .as("%s: HTTP and Hazelcast on every interface", s.getMetadata().getName())
+          .isEqualTo("0.0.0.0");
+      assertThat(options.get("--public-address"))
+          .as("%s: the member advertises the pod IP", s.getMetadata().getName())
+          .isEqualTo(POD_IP);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("charts")
+  void shouldGiveTheFinalCheckpointsTimeBeforeTheKill(RenderedChart chart) {
+    // the runtime waits up to DEFAULT_REVOKE_TIMEOUT for final checkpoints; closing the clients
+    // and leaving Hazelcast take a few seconds more
+    long floor = StageSettings.DEFAULT_REVOKE_TIMEOUT.plusSeconds(15).toSeconds();
+    for (StatefulSet s : chart.all(StatefulSet.class)) {
+      assertThat(s.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
+          .as("%s: terminationGracePeriodSeconds", s.getMetadata().getName())
+          .isGreaterThanOrEqualTo(floor);
+    }
+    assertThatThrownBy(
+            () ->
+                RenderedChart.template(
+                    null, Map.of("coordinator.terminationGracePeriodSeconds", floor - 1)))
+        .as("the schema refuses less than %d s", floor)
+        .hasMessageContaining("terminationGracePeriodSeconds");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -244,9 +307,6 @@ class ChartInvariantsTest {
           .anyMatch(p -> p.getPort() == portNumber(c, "hazelcast"));
       clusterNames.add(env.getOrDefault("SKEWER_HZ_CLUSTER_NAME", "<default>"));
       assertThat(s.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
-      assertThat(s.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
-          .as("time for the final checkpoint after SIGTERM")
-          .isGreaterThanOrEqualTo(30L);
     }
     assertThat(clusterNames).as("nodes and coordinators in one cluster").hasSize(1);
   }
@@ -355,11 +415,37 @@ class ChartInvariantsTest {
     for (Job loadgen : chart.all(Job.class)) {
       List<String> args =
           loadgen.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
-      assertThat(args.get(args.indexOf("--topic") + 1)).isEqualTo(job.topics().events());
       // numbers as the CLI parses them (Helm reads them as floats: not 2e+06)
       assertThat(args.get(args.indexOf("--rate") + 1)).matches("[0-9]+(\\.[0-9]+)?");
       assertThat(args.get(args.indexOf("--events") + 1)).matches("[0-9]+");
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("charts")
+  void shouldGiveTheLoadGeneratorAJobThatReadsItsEvents(RenderedChart chart) throws Exception {
+    for (Job loadgen : chart.all(Job.class)) {
+      Container c = loadgen.getSpec().getTemplate().getSpec().getContainers().get(0);
+      Map<String, String> env = podEnv(c);
+      Map<String, Object> options = CliModel.parse(c.getArgs(), env);
+      JobSpec job = job(chart, env);
+      // the nodes' job file, and the topic it writes to is the job's events topic
+      assertThat(env.get("SKEWER_JOB")).isEqualTo(podEnv(nodeContainer(chart)).get("SKEWER_JOB"));
+      assertThat(options.get("--topic")).as("--topic: the job's events topic").isNull();
+      // where loadgen's events carry key and time (its own constants) is where the job reads them
+      assertThat(job.input().keyPointer()).isEqualTo(loadgenConstant("KEY_POINTER"));
+      assertThat(job.input().timePointer()).isEqualTo(loadgenConstant("TIME_POINTER"));
+    }
+  }
+
+  private static Container nodeContainer(RenderedChart chart) {
+    return chart.statefulSet("node").getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  private static String loadgenConstant(String name) throws Exception {
+    java.lang.reflect.Field f = dev.skewer.launcher.cli.LoadgenCommand.class.getDeclaredField(name);
+    f.setAccessible(true);
+    return (String) f.get(null);
   }
 
   // --- helpers -------------------------------------------------------------------------------
@@ -367,6 +453,17 @@ class ChartInvariantsTest {
   /** The ConfigMap's job, parsed by the project's job loader with {@code env} applied. */
   static JobSpec job(RenderedChart chart, Map<String, String> env) {
     return JobSpecLoader.parse(chart.config().getData().get("job.yaml"), env);
+  }
+
+  /** The pod IP {@link #podEnv} resolves {@code status.podIP} to. */
+  static final String POD_IP = "10.1.2.3";
+
+  /**
+   * A container's environment as the process sees it: {@code fieldRef}s resolved ({@code
+   * status.podIP} to {@link #POD_IP}) and {@code $(VAR)} references expanded as the kubelet does.
+   */
+  static Map<String, String> podEnv(Container c) {
+    return LocalPod.environment(c.getEnv(), "pod-0", POD_IP);
   }
 
   /** A container's literal environment (fieldRef values as {@code <fieldPath>}). */

@@ -56,7 +56,8 @@ class ChartRenderTest {
             "Ingress/skw-skewer",
             "HorizontalPodAutoscaler/skw-skewer-node",
             "ServiceMonitor/skw-skewer",
-            "Job/skw-skewer-loadgen");
+            "Job/skw-skewer-loadgen",
+            "CronJob/skw-skewer-reconcile");
   }
 
   @Test
@@ -123,13 +124,19 @@ class ChartRenderTest {
   }
 
   @Test
+  void shouldRefuseALoadGeneratorWhoseEventsTheJobCannotRead() {
+    assertThatThrownBy(() -> RenderedChart.template(null, Map.of("loadgen.enabled", true)))
+        .hasMessageContaining("job.input reads them at /ad and /ts");
+  }
+
+  @Test
   void shouldRefuseAnEmptyBootstrap() {
     assertThatThrownBy(() -> RenderedChart.template(null, Map.of("kafka.bootstrap", "")))
         .hasMessageContaining("kafka.bootstrap is required");
   }
 
   @Test
-  void shouldRefuseAFixedHeapFreeGracePeriodBelowTheFloor() {
+  void shouldRefuseAGracePeriodBelowTheFloor() {
     assertThatThrownBy(
             () -> RenderedChart.template(null, Map.of("node.terminationGracePeriodSeconds", 5)))
         .hasMessageContaining("terminationGracePeriodSeconds");

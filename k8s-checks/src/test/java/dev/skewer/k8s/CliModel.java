@@ -1,38 +1,55 @@
 package dev.skewer.k8s;
 
 import dev.skewer.launcher.SkewerCli;
+import dev.skewer.launcher.cli.CommonOptions;
+import dev.skewer.launcher.cli.EnvironmentDefaults;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
- * What the {@code skewer} binary reads, taken from its own picocli model rather than a list kept by
- * hand: per subcommand, the option names and the environment variables the options declare — the
- * variables named in an option's default value ({@code ${env:SKEWER_JOB}}, {@code
- * ${SKEWER_JOB:-x}}) or description ({@code $POD_IP}), read with variable interpolation off.
+ * What the {@code skewer} binary reads, taken from the product command line itself ({@link
+ * SkewerCli#commandLine(Map, Object...)}) rather than a list kept by hand: per subcommand, its
+ * option names, the {@code SKEWER_*} variable of each option ({@link EnvironmentDefaults#variable},
+ * the mapping the binary applies), and the process variables its options default to ({@link
+ * CommonOptions#POD_IP}, {@link CommonOptions#HOSTNAME} for the long-running roles).
  *
  * @param subcommands subcommand name → what it reads
  */
 record CliModel(Map<String, Command> subcommands) {
 
-  /** One subcommand's inputs. */
-  record Command(String name, Set<String> options, Set<String> environment) {}
+  /**
+   * One subcommand's inputs.
+   *
+   * @param options every option name ({@code --job}, {@code -X}, ...)
+   * @param variables {@code SKEWER_*} variable → the long option name it stands for
+   * @param processVariables other variables an option defaults to
+   */
+  record Command(
+      String name,
+      Set<String> options,
+      Map<String, String> variables,
+      Set<String> processVariables) {
 
-  /** {@code ${env:NAME}}, {@code ${NAME}}, {@code ${NAME:-default}}, {@code $NAME}. */
-  private static final Pattern ENV_REFERENCE =
-      Pattern.compile("\\$\\{(?:env:)?([A-Z][A-Z0-9_]*)(?::-[^}]*)?}|\\$([A-Z][A-Z0-9_]*)");
+    /** Every variable the subcommand reads. */
+    Set<String> environment() {
+      Set<String> all = new LinkedHashSet<>(variables.keySet());
+      all.addAll(processVariables);
+      return all;
+    }
+  }
 
-  /** The model of {@link SkewerCli}. */
+  /** The model of the product command line. */
   static CliModel ofSkewer() {
-    CommandLine cli = new CommandLine(new SkewerCli());
-    cli.setInterpolateVariables(false);
+    CommandLine cli = SkewerCli.commandLine(Map.of());
     Map<String, Command> commands = new TreeMap<>();
     for (Map.Entry<String, CommandLine> e : cli.getSubcommands().entrySet()) {
       commands.put(e.getKey(), command(e.getKey(), e.getValue().getCommandSpec()));
@@ -42,28 +59,22 @@ record CliModel(Map<String, Command> subcommands) {
 
   private static Command command(String name, CommandSpec spec) {
     Set<String> options = new LinkedHashSet<>();
-    Set<String> environment = new LinkedHashSet<>();
+    Map<String, String> variables = new LinkedHashMap<>();
     for (OptionSpec o : spec.options()) {
       options.addAll(List.of(o.names()));
-      environment.addAll(envReferences(o.defaultValue()));
-      for (String line : o.description()) {
-        environment.addAll(envReferences(line));
+      String variable = EnvironmentDefaults.variable(o);
+      if (variable != null) {
+        variables.put(variable, o.longestName());
       }
     }
-    return new Command(name, options, environment);
-  }
-
-  /** The environment variable names referenced in {@code text}. */
-  static Set<String> envReferences(String text) {
-    Set<String> names = new LinkedHashSet<>();
-    if (text == null) {
-      return names;
+    Set<String> process = new LinkedHashSet<>();
+    boolean longRunning =
+        spec.mixins().values().stream().anyMatch(m -> m.userObject() instanceof CommonOptions);
+    if (longRunning) {
+      process.add(CommonOptions.POD_IP);
+      process.add(CommonOptions.HOSTNAME);
     }
-    Matcher m = ENV_REFERENCE.matcher(text);
-    while (m.find()) {
-      names.add(m.group(1) != null ? m.group(1) : m.group(2));
-    }
-    return names;
+    return new Command(name, options, variables, process);
   }
 
   /** The subcommand, or AssertionError naming the ones that exist. */
@@ -74,5 +85,42 @@ record CliModel(Map<String, Command> subcommands) {
           "skewer has no subcommand '" + name + "' (has " + subcommands.keySet() + ")");
     }
     return c;
+  }
+
+  /**
+   * What the binary makes of {@code args} with {@code env}: the subcommand's option values by long
+   * name, parsed by the product command line (so {@code SKEWER_*} defaults applied).
+   *
+   * @throws CommandLine.ParameterException as the binary would report it
+   */
+  static Map<String, Object> parse(List<String> args, Map<String, String> env) {
+    ParseResult result = SkewerCli.commandLine(env).parseArgs(args.toArray(String[]::new));
+    ParseResult sub = result.subcommand();
+    if (sub == null) {
+      throw new AssertionError("no subcommand in " + args);
+    }
+    Map<String, Object> values = new TreeMap<>();
+    for (OptionSpec o : sub.commandSpec().options()) {
+      if (!o.usageHelp() && !o.versionHelp()) {
+        values.put(o.longestName(), o.getValue());
+      }
+    }
+    return values;
+  }
+
+  /**
+   * {@code args} with each {@code SKEWER_*} variable of {@code env} that {@code command} maps to an
+   * option written as that option instead ({@code --name=value}).
+   */
+  static List<String> asFlags(Command command, List<String> args, Map<String, String> env) {
+    List<String> out = new ArrayList<>(args);
+    env.forEach(
+        (name, value) -> {
+          String option = command.variables().get(name);
+          if (option != null && !value.isEmpty()) {
+            out.add(option + "=" + value);
+          }
+        });
+    return out;
   }
 }

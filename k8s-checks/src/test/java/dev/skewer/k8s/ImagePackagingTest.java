@@ -109,7 +109,7 @@ class ImagePackagingTest {
       assertThat(broker).as("broker or test-kit classes in the product jar").isEmpty();
     }
     assertThat(CliModel.ofSkewer().subcommands().keySet())
-        .contains("node", "coordinator", "loadgen")
+        .contains("node", "coordinator", "loadgen", "reconcile")
         .doesNotContain("broker");
   }
 

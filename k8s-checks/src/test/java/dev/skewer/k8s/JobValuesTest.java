@@ -26,12 +26,6 @@ import org.junit.jupiter.api.Test;
  */
 class JobValuesTest {
 
-  /**
-   * Fields the chart declares ahead of the binary. Each must still be unknown to the loader (so
-   * this list empties itself: once the loader reads one, this test fails until it is removed).
-   */
-  static final Set<String> PENDING = Set.of("guarantee");
-
   static final Pattern KNOWN = Pattern.compile("unknown field \\(known: ([^)]*)\\)");
 
   @Test
@@ -43,21 +37,13 @@ class JobValuesTest {
     String base = RenderedChart.defaults().config().getData().get("job.yaml");
 
     // top level
-    assertThat(declared(job)).as("job fields").isEqualTo(withPending(known(base, "")));
+    assertThat(declared(job)).as("job fields").isEqualTo(known(base, ""));
     // each section
     for (String section : sections(job)) {
       assertThat(declared(job.at("/properties/" + section)))
           .as("job.%s fields", section)
           .isEqualTo(known(base, section));
     }
-  }
-
-  @Test
-  void shouldStillMissEveryPendingFieldInTheLoader() {
-    Set<String> known = known(RenderedChart.defaults().config().getData().get("job.yaml"), "");
-    assertThat(known)
-        .as("the loader reads these now: drop them from PENDING")
-        .doesNotContainAnyElementsOf(PENDING);
   }
 
   @Test
@@ -92,12 +78,6 @@ class JobValuesTest {
     Matcher m = KNOWN.matcher(t.getMessage());
     assertThat(m.find()).as("message lists the known fields: %s", t.getMessage()).isTrue();
     return Arrays.stream(m.group(1).split(",\\s*")).collect(Collectors.toCollection(TreeSet::new));
-  }
-
-  private static Set<String> withPending(Set<String> known) {
-    Set<String> all = new TreeSet<>(known);
-    all.addAll(PENDING);
-    return all;
   }
 
   private static Set<String> declared(JsonNode schema) {

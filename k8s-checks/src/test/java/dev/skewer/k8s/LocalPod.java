@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  * What a kubelet would run for one pod of a rendered StatefulSet, as a local process: the image's
  * entrypoint (from the repository's Dockerfile) followed by the container's args, with the image's
  * environment overlaid by the container's ({@code fieldRef}s resolved: {@code status.podIP} to the
- * pod's address, {@code metadata.name} to its name) and {@code HOSTNAME} set to the pod name.
+ * pod's address, {@code metadata.name} to its name; {@code $(VAR)} references expanded in values
+ * and args as the kubelet expands them) and {@code HOSTNAME} set to the pod name.
  *
  * <p>Files are where the container would see them, mapped into a directory per pod: the ConfigMap's
  * keys are written under the mount path, an emptyDir is an empty directory, and every path under a
@@ -56,8 +57,18 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
       ConfigMap config,
       Dockerfile image,
       Path podsDir) {
-    String name = set.getMetadata().getName() + "-" + ordinal;
-    PodSpec pod = set.getSpec().getTemplate().getSpec();
+    return of(
+        set.getMetadata().getName() + "-" + ordinal,
+        set.getSpec().getTemplate().getSpec(),
+        podIp,
+        config,
+        image,
+        podsDir);
+  }
+
+  /** The pod {@code name} of {@code pod} (a Job's or CronJob's template), as {@link #of}. */
+  static LocalPod of(
+      String name, PodSpec pod, String podIp, ConfigMap config, Dockerfile image, Path podsDir) {
     if (pod.getContainers().size() != 1
         || pod.getInitContainers() != null && !pod.getInitContainers().isEmpty()) {
       throw new IllegalArgumentException(name + ": one container and no init containers expected");
@@ -78,34 +89,67 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
     for (String arg : entrypoint.subList(1, entrypoint.size())) {
       command.add(arg.equals(IMAGE_JAR) ? Repo.productJar().toString() : arg);
     }
+    Map<String, String> containerEnv = environment(c.getEnv(), name, podIp);
     for (String arg : c.getArgs()) {
-      command.add(local(arg, mounts));
+      command.add(local(expand(arg, containerEnv), mounts));
     }
 
     Map<String, String> env = new LinkedHashMap<>();
     image.env().forEach((k, v) -> env.put(k, local(v, mounts)));
     env.put("HOSTNAME", name);
-    for (EnvVar e : c.getEnv()) {
+    containerEnv.forEach((k, v) -> env.put(k, local(v, mounts)));
+    return new LocalPod(name, List.copyOf(command), Map.copyOf(env), root);
+  }
+
+  /**
+   * A container's environment as the kubelet hands it to the process, in order: {@code fieldRef}s
+   * resolved ({@code status.podIP} to {@code podIp}, {@code metadata.name} to {@code podName}), and
+   * {@code $(VAR)} in a value expanded from the variables defined before it ({@code $$} is a
+   * literal {@code $}; an unknown reference stays as written).
+   */
+  static Map<String, String> environment(List<EnvVar> vars, String podName, String podIp) {
+    Map<String, String> env = new LinkedHashMap<>();
+    for (EnvVar e : vars) {
       String value;
-      if (e.getValue() != null) {
-        value = e.getValue();
-      } else if (e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null) {
+      if (e.getValueFrom() != null) {
+        if (e.getValueFrom().getFieldRef() == null) {
+          throw new IllegalArgumentException(
+              podName + ": unsupported env source for " + e.getName());
+        }
         String field = e.getValueFrom().getFieldRef().getFieldPath();
         value =
             switch (field) {
               case "status.podIP" -> podIp;
-              case "metadata.name" -> name;
+              case "metadata.name" -> podName;
               default ->
-                  throw new IllegalArgumentException(name + ": unsupported fieldRef " + field);
+                  throw new IllegalArgumentException(podName + ": unsupported fieldRef " + field);
             };
-      } else if (e.getValueFrom() != null) {
-        throw new IllegalArgumentException(name + ": unsupported env source for " + e.getName());
       } else {
-        value = "";
+        value = expand(e.getValue() == null ? "" : e.getValue(), env);
       }
-      env.put(e.getName(), local(value, mounts));
+      env.put(e.getName(), value);
     }
-    return new LocalPod(name, List.copyOf(command), Map.copyOf(env), root);
+    return env;
+  }
+
+  private static final Pattern REFERENCE =
+      Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
+
+  /** {@code text} with Kubernetes' {@code $(VAR)} references expanded from {@code vars}. */
+  static String expand(String text, Map<String, String> vars) {
+    Matcher m = REFERENCE.matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String replacement;
+      if (m.group(1) == null) {
+        replacement = "$";
+      } else {
+        replacement = vars.getOrDefault(m.group(1), m.group());
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(replacement));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /** Writes the pod's volumes under {@code root}; returns mount path → local directory. */

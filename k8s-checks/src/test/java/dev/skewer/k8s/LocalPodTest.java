@@ -3,8 +3,10 @@ package dev.skewer.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.core.job.JobSpecLoader;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +34,8 @@ class LocalPodTest {
     Map<String, String> env = pod.environment();
     assertThat(env)
         .containsEntry("HOSTNAME", "skw-skewer-node-1")
-        .containsEntry("POD_IP", "10.1.2.3");
+        .containsEntry("POD_IP", "10.1.2.3")
+        .containsEntry("SKEWER_PUBLIC_ADDRESS", "10.1.2.3");
     assertThat(env.get("JDK_JAVA_OPTIONS"))
         .contains("-Djava.io.tmpdir=" + pods.resolve("skw-skewer-node-1/tmp"))
         .doesNotContain("tmpdir=/tmp ", "cacheDirBase=/tmp/vertx-cache");
@@ -43,6 +46,23 @@ class LocalPodTest {
     assertThat(JobSpecLoader.load(job, env).name()).isEqualTo("ad_clicks");
     assertThat(Path.of(env.get("SKEWER_KAFKA_CONFIG"))).exists();
     assertThat(pods.resolve("skw-skewer-node-1/tmp")).isDirectory();
+  }
+
+  @Test
+  void shouldExpandVariableReferencesAsTheKubeletDoes() {
+    var vars =
+        List.of(
+            new EnvVar("A", "x", null),
+            new EnvVar("B", "$(A)-$(C)-$$(A)-$(A", null),
+            new EnvVar("C", "late", null),
+            new EnvVar("D", "$(C)", null));
+    assertThat(LocalPod.environment(vars, "p", "10.0.0.1"))
+        .containsExactly(
+            Map.entry("A", "x"),
+            // defined later: left as written; $$ escapes; an unclosed reference is text
+            Map.entry("B", "x-$(C)-$(A)-$(A"),
+            Map.entry("C", "late"),
+            Map.entry("D", "late"));
   }
 
   @Test

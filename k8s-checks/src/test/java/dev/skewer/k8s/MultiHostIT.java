@@ -133,7 +133,7 @@ class MultiHostIT {
       try (LoadRun load =
           LoadRun.start(
               broker.bootstrapServers(),
-              events,
+              job,
               TestCluster.workload(NAME, EVENTS, 11),
               reference,
               RATE)) {

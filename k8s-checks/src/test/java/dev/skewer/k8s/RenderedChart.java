@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,12 +91,19 @@ record RenderedChart(String valueSet, String yaml, List<HasMetadata> objects) {
     return get(ConfigMap.class, RELEASE + "-skewer-config");
   }
 
-  /** Every pod spec: the StatefulSets' and the Jobs'. */
+  /** Every pod spec: the StatefulSets', the Jobs' and the CronJobs'. */
   List<PodSpec> podSpecs() {
     List<PodSpec> specs = new ArrayList<>();
     all(StatefulSet.class).forEach(s -> specs.add(s.getSpec().getTemplate().getSpec()));
     all(Job.class).forEach(j -> specs.add(j.getSpec().getTemplate().getSpec()));
+    all(CronJob.class)
+        .forEach(c -> specs.add(c.getSpec().getJobTemplate().getSpec().getTemplate().getSpec()));
     return specs;
+  }
+
+  /** The reconcile CronJob, if the values enable it. */
+  Optional<CronJob> reconcile() {
+    return find(CronJob.class, RELEASE + "-skewer-reconcile");
   }
 
   /** Every container of every pod spec. */
