@@ -1,7 +1,9 @@
 package dev.skewer.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.skewer.core.job.JobSpec;
@@ -12,8 +14,10 @@ import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +27,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The chart drives a real cluster: {@code helm template} with a value set for this machine, then
@@ -33,10 +42,14 @@ import org.junit.jupiter.api.Test;
  * the chart describes it ({@link LocalPod}: the image's entrypoint on the product jar, the
  * container's args and environment, its ConfigMap files) — each pod on its own network host ({@link
  * NetworkHosts}, its address as {@code POD_IP}), Hazelcast members found by the chart's member
- * list, a real Kafka broker on another host. Readiness is the rendered readiness probe answering
- * 200; then a workload with disorder, a hot key, late, malformed and future events must come out
- * exact, and a pod stopped as a kubelet stops it (SIGTERM) must exit within its termination grace
- * period.
+ * list, a real Kafka broker on another host.
+ *
+ * <p>Every pod must answer its rendered readiness and liveness probes and {@code /metrics} on the
+ * port the probes name, from its pod IP and from its own loopback (where {@code kubectl
+ * port-forward} connects); the coordinators must see every pod as a Hazelcast member named after
+ * it. Then a workload with disorder, a hot key, late, malformed and future events must come out
+ * exact; the chart's reconcile CronJob, run as its pod, must find the results matching; and a node
+ * stopped as a kubelet stops it (SIGTERM) must exit within its termination grace period.
  */
 class ChartClusterIT {
 
@@ -49,23 +62,30 @@ class ChartClusterIT {
     Assumptions.assumeTrue(why.isEmpty(), () -> "skipped: " + why.orElse(""));
   }
 
-  @Test
-  void shouldComputeExactResultsWithTheProcessesTheChartDescribes() throws IOException {
-    Path work = TestCluster.workDir("chart-cluster", NAME);
+  @ParameterizedTest(name = "2 nodes, {0} coordinator(s)")
+  @ValueSource(ints = {1, 2})
+  void shouldComputeExactResultsWithTheProcessesTheChartDescribes(int coordinators)
+      throws IOException {
+    Path work = TestCluster.workDir("chart-cluster", NAME + "-" + coordinators);
     Files.createDirectories(work);
     List<HostProcess> pods = new ArrayList<>();
-    // h1: the broker; h2, h3: nodes; h4, h5: coordinators
-    try (NetworkHosts net = NetworkHosts.create(5)) {
+    // h1: the broker (and the reconcile run); h2, h3: nodes; h4, h5: coordinators
+    try (NetworkHosts net = NetworkHosts.create(3 + coordinators)) {
+      NetworkHosts.Host brokerHost = net.host(1);
       try (KafkaBrokerProcess broker =
               KafkaBrokerProcess.start(
-                  work.resolve("broker"), net.host(1).address(), 9092, net.host(1).exec());
+                  work.resolve("broker"), brokerHost.address(), 9092, brokerHost.exec());
           // closed first: every pod is killed before the broker and the hosts go
           HostProcess.Group group = new HostProcess.Group(pods)) {
         // given the chart rendered for these hosts
         List<NetworkHosts.Host> nodeHosts = List.of(net.host(2), net.host(3));
-        List<NetworkHosts.Host> coordinatorHosts = List.of(net.host(4), net.host(5));
+        List<NetworkHosts.Host> coordinatorHosts = net.hosts().subList(3, 3 + coordinators);
         Path values = work.resolve("values.yaml");
-        writeValues(values, broker.bootstrapServers(), net.hosts().subList(1, 5));
+        writeValues(
+            values,
+            broker.bootstrapServers(),
+            net.hosts().subList(1, 3 + coordinators),
+            coordinators);
         RenderedChart chart = RenderedChart.render("cluster", values, Map.of());
         Files.writeString(work.resolve("rendered.yaml"), chart.yaml());
         JobSpec job = ChartInvariantsTest.job(chart, Map.of());
@@ -75,8 +95,7 @@ class ChartClusterIT {
         Dockerfile image = Dockerfile.read(Repo.root().resolve("Dockerfile"));
 
         // when every pod starts as the chart says
-        Map<HostProcess, String> readiness = new LinkedHashMap<>();
-        Map<HostProcess, String> liveness = new LinkedHashMap<>();
+        List<RunningPod> running = new ArrayList<>();
         for (String component : List.of("node", "coordinator")) {
           StatefulSet set = chart.statefulSet(component);
           List<NetworkHosts.Host> hosts = component.equals("node") ? nodeHosts : coordinatorHosts;
@@ -84,22 +103,46 @@ class ChartClusterIT {
           Container c = set.getSpec().getTemplate().getSpec().getContainers().get(0);
           for (int i = 0; i < hosts.size(); i++) {
             NetworkHosts.Host host = hosts.get(i);
-            HostProcess pod =
-                LocalPod.of(set, i, host.address(), chart.config(), image, work.resolve("pods"))
-                    .start(host.exec());
-            pods.add(pod);
-            readiness.put(pod, probeUrl(host, c, c.getReadinessProbe()));
-            liveness.put(pod, probeUrl(host, c, c.getLivenessProbe()));
+            LocalPod pod =
+                LocalPod.of(set, i, host.address(), chart.config(), image, work.resolve("pods"));
+            HostProcess process = pod.start(host.exec());
+            pods.add(process);
+            running.add(new RunningPod(pod.name(), component, host, c, process));
           }
         }
-        // then each answers its rendered probes on the port it opened
-        readiness.forEach((pod, url) -> TestCluster.awaitOk(url, pod));
-        liveness.forEach(
-            (pod, url) ->
-                assertThat(TestCluster.httpStatus(url)).as("%s live", pod).isEqualTo(200));
-        for (Map.Entry<HostProcess, String> e : readiness.entrySet()) {
-          String metrics = TestCluster.httpBody(e.getValue().replace("/health/ready", "/metrics"));
-          assertThat(metrics).as("%s /metrics", e.getKey()).contains("skewer_");
+
+        // then each answers its rendered probes and /metrics on the port they name
+        for (RunningPod p : running) {
+          TestCluster.awaitOk(p.url(p.container().getReadinessProbe()), p.process());
+        }
+        for (RunningPod p : running) {
+          TestCluster.awaitOk(p.url(p.container().getLivenessProbe()), p.process());
+          TestCluster.awaitOk(p.url(p.container().getStartupProbe()), p.process());
+          String metrics = TestCluster.httpBody(p.metricsUrl());
+          assertThat(metrics)
+              .as("%s /metrics", p.name())
+              .contains("# TYPE ")
+              .contains("skewer_hazelcast_members{" + p.component() + "=\"" + p.name() + "\"");
+          // kubectl port-forward connects to the pod's loopback
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .alias(p.name() + " /health/live on the pod's 127.0.0.1 (port-forward)")
+              .until(() -> p.host().loopbackStatus(p.httpPort(), "/health/live") == 200);
+        }
+        // one Hazelcast cluster whose members are the pods, by name and pod IP
+        Set<String> podNames = new TreeSet<>();
+        running.forEach(p -> podNames.add(p.name()));
+        for (RunningPod p : running) {
+          if (p.component().equals("coordinator")) {
+            TestCluster.awaitMembers(p.apiUrl("/api/v1/cluster"), podNames, running.size());
+            JsonNode cluster =
+                new ObjectMapper().readTree(TestCluster.httpBody(p.apiUrl("/api/v1/cluster")));
+            for (JsonNode m : cluster.path("members")) {
+              RunningPod member = byName(running, m.path("name").asText());
+              assertThat(m.path("address").asText()).contains(member.host().address() + "]:");
+              assertThat(m.path("role").asText()).isEqualTo(member.component());
+            }
+          }
         }
 
         // and a workload comes out exact
@@ -124,27 +167,124 @@ class ChartClusterIT {
                 job.topics().results(),
                 job.topics().late(),
                 job.topics().dlq());
-        System.err.println("chart-driven cluster: " + verdict.summary() + " | logs " + work);
-        assertThat(verdict.results().problems()).as(verdict.summary()).isEmpty();
-        assertThat(verdict.results().resultCount()).isEqualTo(reference.totalCount());
-        assertThat(verdict.late().ok()).as(verdict.late().summary()).isTrue();
-        assertThat(verdict.dlq().ok()).as(verdict.dlq().summary()).isTrue();
+        System.err.println(
+            "chart-driven cluster ("
+                + coordinators
+                + " coordinators): "
+                + verdict.summary()
+                + " | logs "
+                + work);
+        verdict.assertExact(reference);
+
+        // every node read its share, as its /metrics says; every pod still ready
+        long read = 0;
+        List<String> samples = new ArrayList<>();
+        for (RunningPod p : running) {
+          TestCluster.awaitOk(p.url(p.container().getReadinessProbe()), p.process());
+          if (p.component().equals("node")) {
+            String body = TestCluster.httpBody(p.metricsUrl());
+            read += TestCluster.metric(body, "skewer_events_in_total");
+            body.lines().filter(l -> l.startsWith("skewer_events_in")).forEach(samples::add);
+          }
+        }
+        assertThat(read)
+            .as("events read by the nodes (replays count again): %s", samples)
+            .isGreaterThanOrEqualTo(EVENTS);
+
+        // the chart's reconcile CronJob, run once as its pod: the results match the input
+        CronJob cron = chart.reconcile().orElseThrow();
+        PodSpec cronPod = cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
+        HostProcess reconcile =
+            LocalPod.of(
+                    cron.getMetadata().getName() + "-run",
+                    cronPod,
+                    brokerHost.address(),
+                    chart.config(),
+                    image,
+                    work.resolve("pods"))
+                .start(brokerHost.exec());
+        pods.add(reconcile);
+        assertThat(reconcile.waitFor(Duration.ofMinutes(3)))
+            .as("reconcile finishes%s", reconcile.tail(20))
+            .isTrue();
+        String log = reconcile.logSinceStart();
+        System.err.println("chart-driven cluster: reconcile " + summaryLine(log));
+        assertThat(reconcile.exitValue())
+            .as("reconcile exit code (0 = match)%s", reconcile.tail(30))
+            .isZero();
+        assertThat(log)
+            .as("the JSON report on standard output")
+            .containsPattern("\"exit_code\"\\s*:\\s*0\\b");
 
         // a pod deleted as the kubelet deletes it: SIGTERM, SIGKILL after the grace period
         StatefulSet nodes = chart.statefulSet("node");
         long grace = nodes.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
         HostProcess stopped = pods.get(1);
+        long startNs = System.nanoTime();
         assertThat(stopped.stop(Duration.ofSeconds(grace)))
             .as(
                 "%s exits by itself within terminationGracePeriodSeconds=%d%s",
                 stopped, grace, stopped.tail(20))
             .isTrue();
+        System.err.printf(
+            "chart-driven cluster: %s exited %d ms after SIGTERM (grace %d s)%n",
+            stopped.name(), (System.nanoTime() - startNs) / 1_000_000, grace);
       }
     }
   }
 
-  /** The value set for these hosts: members by address, the scenario job, fast failover. */
-  static void writeValues(Path file, String bootstrap, List<NetworkHosts.Host> members)
+  /** One started pod and where to reach it. */
+  record RunningPod(
+      String name,
+      String component,
+      NetworkHosts.Host host,
+      Container container,
+      HostProcess process) {
+
+    /** The URL a probe's {@code httpGet} names, on the pod IP. */
+    String url(Probe probe) {
+      return "http://" + host.address() + ":" + port(probe) + probe.getHttpGet().getPath();
+    }
+
+    /** {@code /metrics} on the port the readiness probe names. */
+    String metricsUrl() {
+      return "http://" + host.address() + ":" + httpPort() + "/metrics";
+    }
+
+    String apiUrl(String path) {
+      return "http://" + host.address() + ":" + httpPort() + path;
+    }
+
+    int httpPort() {
+      return port(container.getReadinessProbe());
+    }
+
+    private int port(Probe probe) {
+      IntOrString port = probe.getHttpGet().getPort();
+      return port.getStrVal() != null
+          ? ChartInvariantsTest.portNumber(container, port.getStrVal())
+          : port.getIntVal();
+    }
+  }
+
+  private static RunningPod byName(List<RunningPod> pods, String name) {
+    return pods.stream()
+        .filter(p -> p.name().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no pod named " + name));
+  }
+
+  private static String summaryLine(String log) {
+    Matcher m = Pattern.compile("(?m)^RESULT: .*$").matcher(log);
+    return m.find() ? m.group() : "(no RESULT line)";
+  }
+
+  /**
+   * The value set for these hosts: members by address, the scenario job, fast failover, modest
+   * memory limits, and the reconcile CronJob over the last 15 minutes.
+   */
+  static void writeValues(
+      Path file, String bootstrap, List<NetworkHosts.Host> members, int coordinators)
       throws IOException {
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
     @SuppressWarnings("unchecked")
@@ -154,6 +294,10 @@ class ChartClusterIT {
         yaml.readValue(Repo.chart().resolve("values.yaml").toFile(), Map.class);
     @SuppressWarnings("unchecked")
     Map<String, Object> defaultJob = (Map<String, Object>) defaults.get("job");
+    Map<String, Object> memory =
+        Map.of(
+            "requests", Map.of("cpu", "100m", "memory", "640Mi"),
+            "limits", Map.of("memory", "640Mi"));
     Map<String, Object> values = new LinkedHashMap<>();
     values.put(
         "kafka", Map.of("bootstrap", bootstrap, "properties", TestCluster.kafkaProperties()));
@@ -165,9 +309,26 @@ class ChartClusterIT {
             "members",
             members.stream().map(h -> h.address() + ":5701").toList()));
     values.put("logFormat", "text");
-    values.put("node", Map.of("replicas", 2));
-    values.put("coordinator", Map.of("replicas", 2));
+    values.put("node", Map.of("replicas", 2, "resources", memory));
+    values.put("coordinator", Map.of("replicas", coordinators, "resources", memory));
     values.put("job", overlay(defaultJob, job));
+    values.put(
+        "reconcile",
+        Map.of(
+            "enabled",
+            true,
+            "from",
+            "now-15m",
+            "to",
+            "now",
+            "quiet",
+            true,
+            "memoryBudget",
+            "64m",
+            "resources",
+            Map.of(
+                "requests", Map.of("cpu", "100m", "memory", "512Mi"),
+                "limits", Map.of("memory", "512Mi"))));
     yaml.writeValue(file.toFile(), values);
   }
 
@@ -181,22 +342,11 @@ class ChartClusterIT {
     for (Map.Entry<String, Object> d : defaults.entrySet()) {
       Object w = wanted.get(d.getKey());
       if (w == null) {
-        if (!d.getKey().equals("guarantee")) {
-          out.put(d.getKey(), null);
-        }
+        out.put(d.getKey(), null);
       } else if (w instanceof Map && d.getValue() instanceof Map) {
         out.put(d.getKey(), overlay((Map<String, Object>) d.getValue(), (Map<String, Object>) w));
       }
     }
     return out;
-  }
-
-  static String probeUrl(NetworkHosts.Host host, Container c, Probe probe) {
-    IntOrString port = probe.getHttpGet().getPort();
-    int number =
-        port.getStrVal() != null
-            ? ChartInvariantsTest.portNumber(c, port.getStrVal())
-            : port.getIntVal();
-    return "http://" + host.address() + ":" + number + probe.getHttpGet().getPath();
   }
 }

@@ -123,6 +123,11 @@ final class HostProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** Waits up to {@code timeout} for the process to exit; whether it did. */
+  boolean waitFor(Duration timeout) {
+    return !isAlive() || awaitExit(timeout);
+  }
+
   /** SIGKILL and wait. */
   void kill() {
     if (isAlive()) {

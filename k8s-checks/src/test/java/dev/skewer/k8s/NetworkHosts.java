@@ -50,6 +50,25 @@ final class NetworkHosts implements AutoCloseable {
     List<String> exec() {
       return List.of("ip", "netns", "exec", namespace);
     }
+
+    /**
+     * The HTTP status of {@code GET http://127.0.0.1:<port><path>} from inside this host (where
+     * {@code kubectl port-forward} connects in a pod), or -1 when nothing answers there.
+     */
+    int loopbackStatus(int port, String path) {
+      List<String> command = new ArrayList<>(exec());
+      command.addAll(
+          List.of(
+              "bash",
+              "-c",
+              "exec 3<>/dev/tcp/127.0.0.1/$0 && printf 'GET %s HTTP/1.0\\r\\n\\r\\n' \"$1\" >&3"
+                  + " && head -n 1 <&3",
+              Integer.toString(port),
+              path));
+      Result r = run(command);
+      Matcher m = Pattern.compile("^HTTP/1\\.[01] ([0-9]{3})").matcher(r.output());
+      return r.ok() && m.find() ? Integer.parseInt(m.group(1)) : -1;
+    }
   }
 
   private final String run;

@@ -95,10 +95,10 @@ final class TestCluster {
   /** The HTTP status of {@code GET url}, or -1 when nothing answers. */
   static int httpStatus(String url) {
     try {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       HttpResponse<String> r =
           http.send(
-              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(3)).build(),
+              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
               HttpResponse.BodyHandlers.ofString());
       return r.statusCode();
     } catch (IOException e) {
@@ -109,20 +109,30 @@ final class TestCluster {
     }
   }
 
-  /** The body of {@code GET url}, or "" when nothing answers. */
+  /**
+   * The body of {@code GET url} once it answers 200 (retried for up to a minute: on a loaded
+   * machine a request can time out); AssertionError naming the URL otherwise.
+   */
   static String httpBody(String url) {
-    try {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-      return http.send(
-              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-              HttpResponse.BodyHandlers.ofString())
-          .body();
-    } catch (IOException e) {
-      return "";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "";
-    }
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    String[] body = new String[1];
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .alias("GET " + url + " answers 200")
+        .until(
+            () -> {
+              HttpResponse<String> r =
+                  http.send(
+                      HttpRequest.newBuilder(URI.create(url))
+                          .timeout(Duration.ofSeconds(15))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString());
+              body[0] = r.body();
+              return r.statusCode() == 200;
+            });
+    return body[0];
   }
 
   /** Waits until {@code url} answers 200; fails naming the process and its log tail otherwise. */
@@ -132,6 +142,38 @@ final class TestCluster {
         .pollInterval(Duration.ofMillis(500))
         .failFast(process + " exited" + process.tail(30), () -> !process.isAlive())
         .until(() -> httpStatus(url) == 200);
+  }
+
+  /**
+   * Waits until {@code GET clusterUrl} (a coordinator's {@code /api/v1/cluster}) lists {@code size}
+   * members named {@code names}.
+   */
+  static void awaitMembers(String clusterUrl, java.util.Collection<String> names, int size) {
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    Set<String> expected = new TreeSet<>(names);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              var cluster = json.readTree(httpBody(clusterUrl));
+              Set<String> seen = new TreeSet<>();
+              cluster.path("members").forEach(m -> seen.add(m.path("name").asText()));
+              return cluster.path("size").asInt() == size && seen.equals(expected);
+            });
+  }
+
+  /** The sum of every sample of {@code name} (any labels) in a Prometheus text exposition. */
+  static long metric(String exposition, String name) {
+    double sum = 0;
+    for (String line : exposition.split("\n")) {
+      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return (long) sum;
   }
 
   /**
