@@ -191,6 +191,35 @@ class ChartClusterIT {
             .as("events read by the nodes (replays count again): %s", samples)
             .isGreaterThanOrEqualTo(EVENTS);
 
+        // the guide's `kubectl exec <coordinator> -- java -Xmx128m -jar ... results`: the pod's
+        // environment is all it needs
+        RunningPod coordinator =
+            running.stream()
+                .filter(p -> p.component().equals("coordinator"))
+                .findFirst()
+                .orElseThrow();
+        List<String> exec = new ArrayList<>(coordinator.host().exec());
+        exec.addAll(
+            List.of(
+                coordinator.process().command().get(coordinator.host().exec().size()),
+                "-Xmx128m",
+                "-jar",
+                Repo.productJar().toString(),
+                "results",
+                "--limit",
+                "5"));
+        HostProcess results =
+            HostProcess.start(
+                coordinator.name() + "-exec-results",
+                exec,
+                coordinator.process().environment(),
+                work.resolve("pods").resolve(coordinator.name()).resolve("exec-results.log"));
+        pods.add(results);
+        assertThat(results.waitFor(Duration.ofMinutes(2))).as("skewer results finishes").isTrue();
+        assertThat(results.exitValue())
+            .as("skewer results in the coordinator pod (0 = results found)%s", results.tail(20))
+            .isZero();
+
         // the chart's reconcile CronJob, run once as its pod: the results match the input
         CronJob cron = chart.reconcile().orElseThrow();
         PodSpec cronPod = cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();

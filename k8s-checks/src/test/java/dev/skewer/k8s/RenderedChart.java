@@ -52,11 +52,17 @@ record RenderedChart(String valueSet, String yaml, List<HasMetadata> objects) {
 
   /** {@code helm template} output, or IllegalStateException with helm's error. */
   static String template(Path valuesFile, Map<String, Object> sets) {
+    return template(RELEASE, NAMESPACE, valuesFile, sets);
+  }
+
+  /** {@code helm template} of release {@code release} in {@code namespace}. */
+  static String template(
+      String release, String namespace, Path valuesFile, Map<String, Object> sets) {
     var command =
         new Helm(Repo.chart())
             .template()
-            .withName(RELEASE)
-            .withNamespace(NAMESPACE)
+            .withName(release)
+            .withNamespace(namespace)
             .withKubeVersion(KUBE_VERSION);
     if (valuesFile != null) {
       command = command.withValuesFile(valuesFile);
