@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,8 +106,21 @@ public final class CoordinatorRuntime implements AutoCloseable {
         hazelcast != null
             ? new HazelcastTopKStore(hazelcast, names, TOP_K_TTL_SECONDS)
             : new InMemoryTopKStore(settings.topKWindows());
+    // the query side reads the late topic: results carry the late events it has seen per window
+    AtomicReference<QuerySide> querySide = new AtomicReference<>();
     CoordinatorVerticle merge =
-        new CoordinatorVerticle(settings, registry, clock, store, checkpoints, hazelcast, frontier);
+        new CoordinatorVerticle(
+            settings,
+            registry,
+            clock,
+            store,
+            checkpoints,
+            hazelcast,
+            frontier,
+            windowStartMs -> {
+              QuerySide q = querySide.get();
+              return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
+            });
     QuerySide query =
         QuerySide.start(
             settings.job(),
@@ -116,6 +130,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
             hazelcast,
             clock,
             merge::stageStatus);
+    querySide.set(query);
     ApiVerticle api =
         settings.httpPort() == CoordinatorSettings.NO_HTTP
             ? null

@@ -104,6 +104,7 @@ class DashboardBrowserIT {
         Thread load;
         try (LoadProducer producer =
             LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+                .job(job)
                 .rate(3_000)
                 .reference(reference)
                 .build()) {

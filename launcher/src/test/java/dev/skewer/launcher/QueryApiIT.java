@@ -120,6 +120,7 @@ class QueryApiIT {
                 job.toSketchSpec());
         try (LoadProducer producer =
             LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+                .job(job)
                 .reference(reference)
                 .build()) {
           producer.run(Workload.of(spec));

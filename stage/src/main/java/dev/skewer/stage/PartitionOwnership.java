@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  *       so far is acknowledged — stored, unless one of the task's records failed. A checkpoint
  *       therefore never covers output that could still be lost. After a checkpoint is stored, the
  *       consumer offset is committed (for lag monitoring only).
- *   <li><b>Rewind.</b> When a record of a task cannot be sent, or the task throws, the task is
- *       dropped and the partition taken over again from its last checkpoint, under a new epoch;
- *       what it emitted since is emitted again and replaces the old downstream.
+ *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, or
+ *       the task throws, the task is dropped and the partition taken over again from its last
+ *       stored checkpoint, under a new epoch; what it emitted since is emitted again and replaces
+ *       the old downstream.
  *   <li><b>Fencing.</b> When the store refuses a checkpoint because a newer epoch owns the
  *       partition, this owner was a zombie: its task is dropped; if the group still assigns the
  *       partition here (the newer epoch was an owner that lost it), it is taken over again.
@@ -420,6 +421,10 @@ final class PartitionOwnership<T extends PartitionTask> {
                   fenced(o);
                 } else if (ar.result() == Outcome.LOST_SEND) {
                   rewind(o, "a produced record was lost since the last checkpoint");
+                } else if (ar.result() == Outcome.FAILED) {
+                  // the task went on from a state no checkpoint holds; going back to the last
+                  // stored one keeps every later replay identical to what is processed now
+                  rewind(o, "its checkpoint could not be stored");
                 }
               }
             });

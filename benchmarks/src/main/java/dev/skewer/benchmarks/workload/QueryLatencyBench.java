@@ -133,6 +133,7 @@ public final class QueryLatencyBench implements Callable<Integer> {
         LoadSummary sent;
         try (LoadProducer producer =
             LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+                .job(job)
                 .rate(rate)
                 .build()) {
           sent = producer.run(Workload.live(spec, Clock.systemUTC()));

@@ -229,6 +229,7 @@ final class HoppingMerge implements SliceMerge {
   private FinalResult compose(String key, long end, int revision) {
     Aggregate merged = Aggregate.empty(sketchSpec);
     Partial earliest = null;
+    ResultSources.Builder sources = new ResultSources.Builder();
     for (HashMap<String, KeySlice> keys : slices.subMap(end - sizeMs, true, end, false).values()) {
       KeySlice ks = keys.get(key);
       if (ks == null) {
@@ -236,6 +237,7 @@ final class HoppingMerge implements SliceMerge {
       }
       for (Part part : ks.parts.headMap(end, true).values()) {
         part.sources.mergeInto(merged);
+        part.sources.addSourcesTo(sources);
         Partial e = part.sources.earliest();
         if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
           earliest = e;
@@ -244,7 +246,14 @@ final class HoppingMerge implements SliceMerge {
     }
     String[] dimensions = earliest == null ? null : earliest.dimensions();
     return new FinalResult(
-        key, end - sizeMs, end, merged, revision, dimensions, FinalResult.NOT_SUPERSEDED);
+        key,
+        end - sizeMs,
+        end,
+        merged,
+        revision,
+        dimensions,
+        FinalResult.NOT_SUPERSEDED,
+        sources.build());
   }
 
   /** The merged aggregate of (key, window ending at windowEndMs), or null if nothing is held. */

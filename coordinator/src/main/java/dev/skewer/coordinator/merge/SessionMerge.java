@@ -263,8 +263,10 @@ final class SessionMerge implements SliceMerge {
     }
     Aggregate merged = Aggregate.empty(sketchSpec);
     Partial earliest = null;
+    ResultSources.Builder sources = new ResultSources.Builder();
     for (SessionSlice slice : session.slices) { // canonical order: slice, then source
       slice.sources.mergeInto(merged);
+      slice.sources.addSourcesTo(sources);
       Partial e = slice.sources.earliest();
       if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
         earliest = e;
@@ -280,7 +282,8 @@ final class SessionMerge implements SliceMerge {
             merged,
             revision,
             dimensions,
-            FinalResult.NOT_SUPERSEDED));
+            FinalResult.NOT_SUPERSEDED,
+            sources.build()));
     int emitted = 1;
     for (Map.Entry<Long, Emitted> x : covered.entrySet()) {
       if (x.getKey() != session.firstMs) {

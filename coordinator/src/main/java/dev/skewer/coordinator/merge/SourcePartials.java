@@ -86,6 +86,15 @@ final class SourcePartials {
     return merged;
   }
 
+  /** Adds the held Partials' sources to {@code sources}. */
+  void addSourcesTo(ResultSources.Builder sources) {
+    for (Partial p : bySource) {
+      if (p != null) {
+        sources.add(p);
+      }
+    }
+  }
+
   /** The held Partial whose first event is earliest (lowest source on ties), or null. */
   Partial earliest() {
     Partial earliest = null;

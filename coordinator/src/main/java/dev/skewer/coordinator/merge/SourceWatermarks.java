@@ -15,7 +15,9 @@ import java.util.Arrays;
  *   <li><b>close</b> ({@link #global()}): results ending at or before it are emitted. The minimum
  *       of the sources' close points over the sources that are not idle (an idle source has sent
  *       its open slices before saying so); when every source is idle, over those that have seen
- *       events. A source that has never reported holds it back (its node may not have started).
+ *       events — or, once every one of those has also reached end of input ({@link
+ *       Watermark#finalized}), the maximum: everything any of them announced can close. A source
+ *       that has never reported holds it back (its node may not have started).
  *   <li><b>lateness</b> ({@link #latenessMs()}): results whose end + allowed lateness is at or
  *       before it are dropped. The minimum of the sources' lateness watermarks over <em>all</em>
  *       sources, idle or not: a source's lateness watermark is where it stopped accepting events
@@ -42,6 +44,7 @@ public final class SourceWatermarks {
   private long[] nextSeq;
   private boolean[] gap;
   private boolean[] idle;
+  private boolean[] finalized;
   private boolean[] reported;
 
   public SourceWatermarks(int sourcePartitions) {
@@ -63,6 +66,8 @@ public final class SourceWatermarks {
     nextSeq = grow(nextSeq, sourcePartitions, 0);
     gap = old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(gap, sourcePartitions);
     idle = old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(idle, sourcePartitions);
+    finalized =
+        old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(finalized, sourcePartitions);
     reported = old == 0 ? new boolean[sourcePartitions] : Arrays.copyOf(reported, sourcePartitions);
   }
 
@@ -127,6 +132,7 @@ public final class SourceWatermarks {
     }
     reported[s] = true;
     idle[s] = w.idle();
+    finalized[s] = w.finalized();
     watermarkMs[s] = Math.max(watermarkMs[s], w.watermarkMs());
     closeMs[s] = Math.max(closeMs[s], w.closeMs());
     return true;
@@ -134,7 +140,30 @@ public final class SourceWatermarks {
 
   /** The close watermark; {@link Long#MIN_VALUE} while it is held back. */
   public long global() {
-    return minOverActive(closeMs);
+    long close = minOverActive(closeMs);
+    if (close == Long.MIN_VALUE || anyActive()) {
+      return close;
+    }
+    // every source idle: at end of input (all finalized) whatever any of them announced closes
+    long max = Long.MIN_VALUE;
+    for (int s = 0; s < closeMs.length; s++) {
+      if (closeMs[s] != Long.MIN_VALUE) {
+        if (!finalized[s]) {
+          return close;
+        }
+        max = Math.max(max, closeMs[s]);
+      }
+    }
+    return max;
+  }
+
+  private boolean anyActive() {
+    for (boolean i : idle) {
+      if (!i) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The lateness watermark; {@link Long#MIN_VALUE} while it is held back. */
@@ -191,6 +220,10 @@ public final class SourceWatermarks {
     return idle[source];
   }
 
+  public boolean finalized(int source) {
+    return finalized[source];
+  }
+
   public boolean reported(int source) {
     return reported[source];
   }
@@ -212,7 +245,8 @@ public final class SourceWatermarks {
       out.writeLong(closeMs[s]);
       out.writeLong(epoch[s]);
       out.writeLong(nextSeq[s]);
-      out.writeByte((idle[s] ? 1 : 0) | (reported[s] ? 2 : 0) | (gap[s] ? 4 : 0));
+      out.writeByte(
+          (idle[s] ? 1 : 0) | (reported[s] ? 2 : 0) | (gap[s] ? 4 : 0) | (finalized[s] ? 8 : 0));
     }
   }
 
@@ -243,6 +277,7 @@ public final class SourceWatermarks {
         w.idle[s] = (flags & 1) != 0;
         w.reported[s] = (flags & 2) != 0;
         w.gap[s] = (flags & 4) != 0;
+        w.finalized[s] = (flags & 8) != 0;
       }
     }
     w.resize(Math.max(n, minSources));

@@ -76,6 +76,8 @@ final class TumblingMerge implements SliceMerge {
           kw.changed = false;
           kw.revision++;
           Partial earliest = kw.sources.earliest();
+          ResultSources.Builder sources = new ResultSources.Builder();
+          kw.sources.addSourcesTo(sources);
           sink.accept(
               new FinalResult(
                   e.getKey(),
@@ -84,7 +86,8 @@ final class TumblingMerge implements SliceMerge {
                   kw.sources.merged(sketchSpec),
                   kw.revision,
                   earliest == null ? null : earliest.dimensions(),
-                  FinalResult.NOT_SUPERSEDED));
+                  FinalResult.NOT_SUPERSEDED,
+                  sources.build()));
           emitted++;
         }
         window.changedKeys = 0;

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -58,6 +59,7 @@ public final class CoordinatorVerticle extends VerticleBase {
   private final CoordinatorSettings settings;
   private final MeterRegistry registry;
   private final Clock clock;
+  private final LongUnaryOperator lateEventsInWindow;
   private final TopKStore topKStore;
   private final CheckpointStore checkpoints;
   private final HazelcastInstance hazelcast; // null: no node reports
@@ -86,7 +88,9 @@ public final class CoordinatorVerticle extends VerticleBase {
       TopKStore topKStore,
       CheckpointStore checkpoints,
       HazelcastInstance hazelcast,
-      Frontier frontier) {
+      Frontier frontier,
+      LongUnaryOperator lateEventsInWindow) {
+    this.lateEventsInWindow = lateEventsInWindow;
     this.settings = settings;
     this.frontier = frontier;
     this.registry = registry;
@@ -107,7 +111,8 @@ public final class CoordinatorVerticle extends VerticleBase {
         .tag("coordinator", id)
         .baseUnit("seconds")
         .register(registry);
-    ResultWriter results = new ResultWriter(vertx, job, topKStore, registry, id);
+    ResultWriter results =
+        new ResultWriter(vertx, job, topKStore, registry, id, lateEventsInWindow);
     return vertx
         .executeBlocking(this::prepare)
         .compose(

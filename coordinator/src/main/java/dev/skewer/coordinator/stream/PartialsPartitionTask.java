@@ -78,7 +78,10 @@ final class PartialsPartitionTask implements PartitionTask {
   public void endOfBatch(TaskOutput out) {
     Set<Long> touchedWindows = new HashSet<>();
     merger.advance(
-        (FinalResult result) -> shared.results().write(result, written, topK, touchedWindows, out));
+        (FinalResult result) ->
+            shared
+                .results()
+                .write(result, merger.watermarks(), written, topK, touchedWindows, out));
     shared.results().publish(partition, topK, touchedWindows);
   }
 

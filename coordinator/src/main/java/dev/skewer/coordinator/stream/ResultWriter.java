@@ -3,11 +3,13 @@ package dev.skewer.coordinator.stream;
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.merge.FinalResult;
+import dev.skewer.coordinator.merge.SourceWatermarks;
 import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.job.HoppingWindow;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.SessionWindow;
+import dev.skewer.core.result.Provenance;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.stage.TaskOutput;
 import io.micrometer.core.instrument.Counter;
@@ -17,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,10 +41,24 @@ final class ResultWriter {
   private final TopKStore topKStore;
   private final Counter resultsOut;
   private final Counter revisionsOut;
+  private final LongUnaryOperator lateEventsInWindow; // window start -> late events read
+  private final boolean sessions;
   private FanoutPolicy fanout; // null: hot keys disabled
 
-  ResultWriter(Vertx vertx, JobSpec job, TopKStore topKStore, MeterRegistry registry, String id) {
+  /**
+   * @param lateEventsInWindow the late events the coordinator has read from the late topic for the
+   *     window starting at a time (the query side's counts)
+   */
+  ResultWriter(
+      Vertx vertx,
+      JobSpec job,
+      TopKStore topKStore,
+      MeterRegistry registry,
+      String id,
+      LongUnaryOperator lateEventsInWindow) {
     this.vertx = vertx;
+    this.lateEventsInWindow = lateEventsInWindow;
+    this.sessions = job.window() instanceof SessionWindow;
     this.job = job;
     this.formatter = new ResultFormatter(job);
     this.topKStore = topKStore;
@@ -60,10 +77,12 @@ final class ResultWriter {
   /**
    * Writes one result of partials partition {@code partition}; {@code written} holds what the
    * previous owner wrote since the checkpoint (replays), {@code touchedWindows} collects the fixed
-   * windows whose top-K changed.
+   * windows whose top-K changed, {@code watermarks} is the partition's view of the sources (for the
+   * result's provenance).
    */
   void write(
       FinalResult r,
+      SourceWatermarks watermarks,
       WrittenResults written,
       WindowTopK topK,
       Set<Long> touchedWindows,
@@ -72,12 +91,13 @@ final class ResultWriter {
     String supersededBy =
         r.superseded() ? formatter.resultKey(r.key(), r.supersededByStartMs()) : null;
     int revision = r.revision();
-    byte[] value = format(r, revision, supersededBy);
+    Provenance provenance = provenance(r, watermarks);
+    byte[] value = format(r, revision, supersededBy, provenance);
     boolean alreadyWritten = false;
     if (!written.isEmpty()) {
       // replaying after a failover: never write again what the previous owner wrote, and
       // continue its revision numbers
-      String content = WrittenResults.withoutRevision(new String(value, StandardCharsets.UTF_8));
+      String content = WrittenResults.content(new String(value, StandardCharsets.UTF_8));
       WrittenResults.Written w = written.get(resultKey);
       if (w != null) {
         if (w.content().equals(content)) {
@@ -85,7 +105,7 @@ final class ResultWriter {
         } else {
           revision = Math.max(revision, w.revision() + 1);
           if (revision != r.revision()) {
-            value = format(r, revision, supersededBy);
+            value = format(r, revision, supersededBy, provenance);
           }
           written.put(resultKey, revision, content);
         }
@@ -133,7 +153,7 @@ final class ResultWriter {
         .onFailure(e -> LOG.warn("top-K publication failed", e));
   }
 
-  private byte[] format(FinalResult r, int revision, String supersededBy) {
+  private byte[] format(FinalResult r, int revision, String supersededBy, Provenance provenance) {
     return formatter.format(
         r.key(),
         r.windowStartMs(),
@@ -141,7 +161,27 @@ final class ResultWriter {
         r.aggregate(),
         revision,
         r.dimensions(),
-        supersededBy);
+        supersededBy,
+        provenance);
+  }
+
+  /** Who the result comes from, and what the sources had reported when it was written. */
+  private Provenance provenance(FinalResult r, SourceWatermarks watermarks) {
+    int expected = watermarks.sourcePartitions();
+    int reporting = 0;
+    for (int s = 0; s < expected; s++) {
+      if (watermarks.reported(s) && watermarks.closeMs(s) >= r.windowEndMs()) {
+        reporting++;
+      }
+    }
+    long late = sessions ? -1 : lateEventsInWindow.applyAsLong(r.windowStartMs());
+    return new Provenance(
+        r.sources().partitions(),
+        r.sources().epochs(),
+        reporting,
+        expected,
+        watermarks.global(),
+        late);
   }
 
   private boolean countsForIndexes(long windowStartMs) {

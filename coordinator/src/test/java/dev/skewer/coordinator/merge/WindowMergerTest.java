@@ -62,6 +62,25 @@ class WindowMergerTest {
   }
 
   @Test
+  void shouldNameTheSourcesAndEpochsEachResultMerges() {
+    WindowMerger m = new WindowMerger(3, 0, SPEC);
+    m.accept(partial(2, 4, 1, "k", 1));
+    m.accept(partial(0, 1, 2, "k", 2, 3));
+    m.accept(partial(0, 1, 1, "other", 9));
+    for (int s = 0; s < 3; s++) {
+      m.accept(new Watermark(s, s == 2 ? 4 : 1, 10_000, false));
+    }
+
+    List<FinalResult> out = advance(m);
+
+    FinalResult k = out.stream().filter(r -> r.key().equals("k")).findFirst().orElseThrow();
+    assertThat(k.sources().partitions()).containsExactly(0, 2);
+    assertThat(k.sources().epochs()).containsExactly(1L, 4L);
+    FinalResult other = out.stream().filter(r -> r.key().equals("other")).findFirst().orElseThrow();
+    assertThat(other.sources().partitions()).containsExactly(0);
+  }
+
+  @Test
   void shouldReplaceNotAddWhenPartialIsReplayed() {
     WindowMerger m = new WindowMerger(1, 0, SPEC);
     m.accept(partial(0, 1, 1, "k", 5));

@@ -13,12 +13,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -64,6 +67,42 @@ public final class TopicProvisioner {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new org.apache.kafka.common.KafkaException(
           "cannot describe topic " + topic + " within " + timeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);
+    }
+  }
+
+  /**
+   * The largest record batch the broker accepts on {@code topic}: its effective {@code
+   * max.message.bytes} (the topic's own setting, else the broker's {@code message.max.bytes})
+   * (blocking).
+   *
+   * @throws org.apache.kafka.common.KafkaException if the topic cannot be described within {@code
+   *     timeout}
+   */
+  public static int maxMessageBytes(KafkaSettings kafka, String topic, Duration timeout) {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    try (Admin admin = Admin.create(kafka.adminConfig())) {
+      Config config =
+          admin
+              .describeConfigs(java.util.List.of(resource))
+              .all()
+              .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+              .get(resource);
+      ConfigEntry entry = config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      if (entry == null || entry.value() == null) {
+        throw new org.apache.kafka.common.KafkaException(
+            "topic " + topic + " reports no " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      }
+      return Integer.parseInt(entry.value());
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new org.apache.kafka.common.KafkaException(
+          "cannot describe the configuration of topic " + topic + ": " + e.getCause().getMessage(),
+          e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new org.apache.kafka.common.KafkaException(
+          "cannot describe the configuration of topic " + topic + " within " + timeout, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);

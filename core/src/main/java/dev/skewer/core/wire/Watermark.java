@@ -17,9 +17,18 @@ package dev.skewer.core.wire;
  *     making later events late)
  * @param seq the position of this message among those its source partition sent, in this epoch, to
  *     this partials partition; -1 when unknown (format 2 and older)
+ * @param finalized true when the idle source has also reached end of input ({@code
+ *     watermark.finalizeAfterIdle}): when every source is finalized, everything any of them
+ *     announced may close
  */
 public record Watermark(
-    int sourcePartition, long epoch, long watermarkMs, boolean idle, long closeMs, long seq)
+    int sourcePartition,
+    long epoch,
+    long watermarkMs,
+    boolean idle,
+    long closeMs,
+    long seq,
+    boolean finalized)
     implements PartialsMessage {
 
   public Watermark {
@@ -36,6 +45,15 @@ public record Watermark(
     if (seq < -1) {
       throw new IllegalArgumentException("seq must be >= -1, was " + seq);
     }
+    if (finalized && !idle) {
+      throw new IllegalArgumentException("a finalized source is idle");
+    }
+  }
+
+  /** A watermark of a source that has not reached end of input. */
+  public Watermark(
+      int sourcePartition, long epoch, long watermarkMs, boolean idle, long closeMs, long seq) {
+    this(sourcePartition, epoch, watermarkMs, idle, closeMs, seq, false);
   }
 
   /** A watermark that closes what it makes late, not yet numbered. */
@@ -45,6 +63,6 @@ public record Watermark(
 
   /** This watermark numbered {@code seq} among its source's messages to its partials partition. */
   public Watermark withSeq(long seq) {
-    return new Watermark(sourcePartition, epoch, watermarkMs, idle, closeMs, seq);
+    return new Watermark(sourcePartition, epoch, watermarkMs, idle, closeMs, seq, finalized);
   }
 }

@@ -106,7 +106,7 @@ public final class WireCodec {
     b.put(FORMAT_VERSION).put(TAG_WATERMARK);
     b.putInt(w.sourcePartition()).putLong(w.epoch()).putLong(w.seq());
     b.putLong(w.watermarkMs()).putLong(w.closeMs());
-    b.put((byte) (w.idle() ? 1 : 0));
+    b.put((byte) ((w.idle() ? 1 : 0) | (w.finalized() ? 2 : 0)));
     return b.array();
   }
 
@@ -268,10 +268,11 @@ public final class WireCodec {
     long watermarkMs = b.getLong();
     long closeMs = v3 ? b.getLong() : watermarkMs;
     byte flags = b.get();
-    if ((flags & ~1) != 0) {
+    if ((flags & ~(v3 ? 3 : 1)) != 0 || flags == 2) {
       throw new WireFormatException("unknown watermark flags " + flags);
     }
-    return new Watermark(sourcePartition, epoch, watermarkMs, flags == 1, closeMs, seq);
+    return new Watermark(
+        sourcePartition, epoch, watermarkMs, (flags & 1) != 0, closeMs, seq, (flags & 2) != 0);
   }
 
   private static String utf8(ByteBuffer b, int length, String what) {

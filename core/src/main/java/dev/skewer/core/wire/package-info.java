@@ -47,7 +47,7 @@
  * | 14     | 8    | seq (int64, &gt;= -1)                                 |
  * | 22     | 8    | watermarkMs (int64)                                |
  * | 30     | 8    | closeMs (int64, &gt;= watermarkMs)                    |
- * | 38     | 1    | flags: bit 0 = idle; other bits 0                  |
+ * | 38     | 1    | flags: bit 0 = idle, bit 1 = finalized (end of input; only with bit 0); other bits 0 |
  *
  * Format 2: Partial without seq (offset 14) and firstWindowEndMs (offset 46), 80 + DL + K + A
  * bytes; Watermark without seq and closeMs, 23 bytes. Format 1: Partial offsets 2..37 of format

@@ -232,8 +232,13 @@ class WireCodecTest {
       @ForAll @IntRange(min = 0) int source,
       @ForAll @LongRange(min = 0) long epoch,
       @ForAll long watermarkMs,
-      @ForAll boolean idle) {
-    Watermark w = new Watermark(source, epoch, watermarkMs, idle);
+      @ForAll boolean idle,
+      @ForAll boolean finalized,
+      @ForAll @LongRange(min = 0, max = 1_000_000) long closeAhead,
+      @ForAll @LongRange(min = -1) long seq) {
+    long closeMs =
+        watermarkMs > Long.MAX_VALUE - closeAhead ? watermarkMs : watermarkMs + closeAhead;
+    Watermark w = new Watermark(source, epoch, watermarkMs, idle, closeMs, seq, idle && finalized);
     assertThat(WireCodec.decode(WireCodec.encode(w))).isEqualTo(w);
   }
 

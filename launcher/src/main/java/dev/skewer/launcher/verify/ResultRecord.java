@@ -20,7 +20,9 @@ public record ResultRecord(
     double min,
     double max,
     long distinctEstimate,
-    int revision) {
+    int revision,
+    java.util.Set<Integer> sourcePartitions,
+    int partitionsExpected) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -54,6 +56,20 @@ public record ResultRecord(
         v.path("min_" + numericField).asDouble(Double.NaN),
         v.path("max_" + numericField).asDouble(Double.NaN),
         distinct,
-        v.path("revision").asInt(-1));
+        v.path("revision").asInt(-1),
+        sources(root.path("provenance")),
+        root.path("provenance").path("partitions_expected").asInt(-1));
+  }
+
+  /** The provenance's source partitions, or null without provenance. */
+  private static java.util.Set<Integer> sources(JsonNode provenance) {
+    if (!provenance.isObject()) {
+      return null;
+    }
+    java.util.Set<Integer> out = new java.util.TreeSet<>();
+    for (JsonNode s : provenance.path("sources")) {
+      out.add(s.path("partition").asInt());
+    }
+    return out;
   }
 }

@@ -21,6 +21,7 @@ public final class ExactWindow {
   private double min = Double.POSITIVE_INFINITY;
   private double max = Double.NEGATIVE_INFINITY;
   private boolean revisionExpected;
+  private final java.util.TreeSet<Integer> sourcePartitions = new java.util.TreeSet<>();
 
   ExactWindow(String key, long windowStartMs, long windowEndMs, SketchSpec spec) {
     this.key = key;
@@ -29,7 +30,8 @@ public final class ExactWindow {
     this.aggregate = spec == null ? null : Aggregate.empty(spec);
   }
 
-  void update(double value, double[] numeric, String user, boolean afterClose) {
+  void update(int partition, double value, double[] numeric, String user, boolean afterClose) {
+    sourcePartitions.add(partition);
     count++;
     sum += value;
     min = Math.min(min, value);
@@ -40,6 +42,11 @@ public final class ExactWindow {
     if (aggregate != null) {
       aggregate.update(numeric, user, user, value);
     }
+  }
+
+  /** The source partitions whose events the window holds. */
+  public java.util.Set<Integer> sourcePartitions() {
+    return java.util.Collections.unmodifiableSet(sourcePartitions);
   }
 
   public String key() {

@@ -507,9 +507,17 @@ public final class PartitionAggregator {
 
   /** The current watermark as a wire message (not yet numbered). */
   public Watermark watermark(boolean idle) {
+    return watermark(idle, false);
+  }
+
+  /**
+   * The current watermark as a wire message (not yet numbered); {@code finalized}: the idle
+   * partition has also reached end of input.
+   */
+  public Watermark watermark(boolean idle, boolean finalized) {
     long effective = effectiveWatermarkMs();
     return new Watermark(
-        partition, epoch, effective, idle, Math.max(effective, closeThroughMs), -1);
+        partition, epoch, effective, idle, Math.max(effective, closeThroughMs), -1, finalized);
   }
 
   /** The watermark lateness is judged against: own watermark or adopted frontier. */

@@ -15,6 +15,7 @@ public final class NodeMetrics {
   public static final String CHECKPOINT_SIZE = "skewer.checkpoint.size";
   public static final String RESTORES = "skewer.node.restores";
   public static final String SIDE_OUTPUTS_SKIPPED = "skewer.node.side.outputs.skipped";
+  public static final String SIDE_OUTPUTS_TRUNCATED = "skewer.node.side.outputs.truncated";
 
   private NodeMetrics() {}
 }

@@ -8,6 +8,7 @@ import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.TopicsSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.hotkey.HotKeyCandidate;
@@ -26,6 +27,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +43,7 @@ public final class NodeVerticle extends VerticleBase {
   private static final long REPORT_INTERVAL_MS = 1_000;
   private static final long GAUGE_INTERVAL_MS = 1_000;
   private static final long FRONTIER_INTERVAL_MS = 500;
+  private static final long LIMITS_INTERVAL_MS = 60_000;
 
   private final NodeSettings settings;
   private final MeterRegistry registry;
@@ -55,6 +59,7 @@ public final class NodeVerticle extends VerticleBase {
   private long reportTimer = -1;
   private long gaugeTimer = -1;
   private long frontierTimer = -1;
+  private long limitsTimer = -1;
 
   public NodeVerticle(
       NodeSettings settings,
@@ -85,9 +90,16 @@ public final class NodeVerticle extends VerticleBase {
     return vertx
         .executeBlocking(() -> partitionsOf(job.topics().partials()))
         .compose(
-            partialsPartitions -> {
+            partialsPartitions ->
+                vertx
+                    .executeBlocking(this::readSideLimits)
+                    .map(limits -> Map.entry(partialsPartitions, limits)))
+        .compose(
+            prepared -> {
+              int partialsPartitions = prepared.getKey();
               tasks =
                   new SourceTasks(job, settings.kafka(), partialsPartitions, registry, node, clock);
+              applySideLimits(prepared.getValue());
               StageSettings stage =
                   new StageSettings(
                       "node",
@@ -133,10 +145,54 @@ public final class NodeVerticle extends VerticleBase {
             v -> {
               gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
               frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> readFrontier());
+              limitsTimer = vertx.setPeriodic(LIMITS_INTERVAL_MS, t -> refreshSideLimits());
               if (hazelcast != null) {
                 reportTimer = vertx.setPeriodic(REPORT_INTERVAL_MS, t -> reportHotKeys());
               }
             });
+  }
+
+  /**
+   * The largest DLQ and late record the broker and this node's producer accept: each topic's {@code
+   * max.message.bytes} capped by the producer's {@code max.request.size} (blocking).
+   */
+  private int[] readSideLimits() {
+    Object configured =
+        settings.kafka().producerConfig().get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    int request = configured == null ? 1_048_576 : Integer.parseInt(configured.toString());
+    TopicsSpec topics = settings.job().topics();
+    return new int[] {
+      Math.min(request, topicLimit(topics.dlq(), request)),
+      Math.min(request, topicLimit(topics.late(), request))
+    };
+  }
+
+  /** A topic's max.message.bytes; {@code fallback} (logged) when it cannot be described yet. */
+  private int topicLimit(String topic, int fallback) {
+    try {
+      return TopicProvisioner.maxMessageBytes(settings.kafka(), topic, Duration.ofSeconds(10));
+    } catch (KafkaException e) {
+      LOG.warn(
+          "node={} cannot read max.message.bytes of {} ({}); assuming {} until the next try",
+          settings.nodeId(),
+          topic,
+          e.getMessage(),
+          fallback);
+      return fallback;
+    }
+  }
+
+  private void applySideLimits(int[] limits) {
+    tasks.sideOutputs().limits(limits[0], limits[1]);
+  }
+
+  /** Re-reads the side topics' limits (a changed topic configuration takes effect here). */
+  private void refreshSideLimits() {
+    vertx
+        .executeBlocking(this::readSideLimits, false)
+        .onSuccess(this::applySideLimits)
+        .onFailure(
+            e -> LOG.warn("node={} cannot read the side topics' limits: {}", settings.nodeId(), e));
   }
 
   private int partitionsOf(String topic) {
@@ -246,6 +302,9 @@ public final class NodeVerticle extends VerticleBase {
     }
     if (frontierTimer >= 0) {
       vertx.cancelTimer(frontierTimer);
+    }
+    if (limitsTimer >= 0) {
+      vertx.cancelTimer(limitsTimer);
     }
     return runtime == null ? Future.succeededFuture() : runtime.stop();
   }

@@ -22,7 +22,8 @@ import org.apache.kafka.common.utils.Utils;
  * batch emit the Partials of the slices the watermark closed, then the partition's watermark to
  * every partials partition (same producer, so on every partials partition the watermark follows the
  * Partials it covers). Ticks mark the partition idle after {@code watermark.idle} of silence and,
- * with {@code watermark.finalizeAfterIdle}, finalize its open slices.
+ * with {@code watermark.finalizeAfterIdle}, finalize its open slices; an idle partition adopts the
+ * coordinators' frontier at its checkpoints ({@link #snapshot}).
  *
  * <p>After a failover it skips the side records the previous owner already wrote (found by {@link
  * SideOutputScanner}), so replays do not duplicate them. Runs on the node's event loop.
@@ -36,6 +37,7 @@ final class SourcePartitionTask implements PartitionTask {
   private final Set<Long> alreadyRouted; // side records written by the previous owner
   private final long[] seq; // next sequence number per partials partition, this epoch
   private boolean idle;
+  private boolean finalized; // idle for watermark.finalizeAfterIdle: end of input
   private boolean watermarkDirty = true;
   private Watermark broadcast;
 
@@ -122,6 +124,7 @@ final class SourcePartitionTask implements PartitionTask {
   public void endOfBatch(TaskOutput out) {
     if (idle) {
       idle = false;
+      finalized = false;
       watermarkDirty = true;
     }
     emit(out);
@@ -129,17 +132,19 @@ final class SourcePartitionTask implements PartitionTask {
 
   @Override
   public void tick(PartitionActivity activity, TaskOutput out) {
-    aggregator.adoptFrontier(shared.frontierMs());
     if (!idle && activity.silentMs() >= shared.idleMs()) {
       // the open slices go out before the partition stops holding the global watermark back
       countPartials(aggregator.flushOpenSlices(p -> sendPartial(out, p)));
       idle = true;
       watermarkDirty = true;
     }
-    if (shared.finalizeAfterIdleMs() >= 0
-        && activity.silentMs() >= shared.finalizeAfterIdleMs()
-        && aggregator.openSlices() > 0) {
+    if (idle
+        && !finalized
+        && shared.finalizeAfterIdleMs() >= 0
+        && activity.silentMs() >= shared.finalizeAfterIdleMs()) {
       aggregator.finalizeOpenSlices();
+      finalized = true;
+      watermarkDirty = true;
     }
     emit(out);
   }
@@ -148,7 +153,7 @@ final class SourcePartitionTask implements PartitionTask {
   private void emit(TaskOutput out) {
     int emitted = aggregator.emit(p -> sendPartial(out, p));
     countPartials(emitted);
-    Watermark wm = aggregator.watermark(idle);
+    Watermark wm = aggregator.watermark(idle, finalized);
     if (emitted > 0 || watermarkDirty || !wm.equals(broadcast)) {
       broadcast = wm;
       watermarkDirty = false;
@@ -175,8 +180,20 @@ final class SourcePartitionTask implements PartitionTask {
     }
   }
 
+  /**
+   * The aggregator's state. An idle partition adopts the coordinators' frontier here and only here,
+   * so the frontier its events are judged against when it wakes up is the one its last checkpoint
+   * holds: a replay from that checkpoint decides every event exactly as the first pass did. (A
+   * partition that is consuming never adopts it: its own watermark is what holds the coordinators'
+   * back, and a replay, which always has records waiting, is never idle.)
+   */
   @Override
   public byte[] snapshot() {
+    if (idle) {
+      long before = aggregator.effectiveWatermarkMs();
+      aggregator.adoptFrontier(shared.frontierMs());
+      watermarkDirty |= aggregator.effectiveWatermarkMs() != before;
+    }
     return aggregator.snapshot();
   }
 
