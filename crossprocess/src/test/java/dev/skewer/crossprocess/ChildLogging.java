@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * children share this JVM's class path and would otherwise pick up the test's WARN-only {@code
  * logback-test.xml}.
  */
-final class ChildLogging {
+public final class ChildLogging {
 
   static final String FILE_NAME = "child-logback.xml";
 
@@ -39,7 +39,7 @@ final class ChildLogging {
   private ChildLogging() {}
 
   /** Writes the configuration into {@code dir} if it is not there yet; returns its path. */
-  static synchronized Path configFile(Path dir) {
+  public static synchronized Path configFile(Path dir) {
     Path file = dir.resolve(FILE_NAME);
     try {
       if (!Files.exists(file)) {

@@ -25,7 +25,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * request and blocking timeouts, short reconnect backoff and a 256 MB buffer; its idempotence keeps
  * retried batches from being written twice.
  */
-final class LoadRun implements AutoCloseable {
+public final class LoadRun implements AutoCloseable {
 
   static final Duration DELIVERY_TIMEOUT = Duration.ofMinutes(3);
 
@@ -57,13 +57,13 @@ final class LoadRun implements AutoCloseable {
    * Starts sending {@code spec}'s events to the job's events topic at {@code rate} events per
    * second, salting hot keys as the job's hot-key table says.
    */
-  static LoadRun start(
+  public static LoadRun start(
       String bootstrap, JobSpec job, WorkloadSpec spec, ExactReference reference, double rate) {
     return start(bootstrap, job, Workload.of(spec), reference, rate);
   }
 
   /** Starts sending {@code workload} to the job's events topic at {@code rate} events/s. */
-  static LoadRun start(
+  public static LoadRun start(
       String bootstrap, JobSpec job, Workload workload, ExactReference reference, double rate) {
     LoadRun run = new LoadRun(bootstrap, job, reference, rate);
     Thread t =
@@ -82,18 +82,18 @@ final class LoadRun implements AutoCloseable {
   }
 
   /** Events handed to the producer so far (updated about once a second). */
-  long sent() {
+  public long sent() {
     return summary.isDone() && !summary.isCompletedExceptionally()
         ? summary.join().sent()
         : sent.get();
   }
 
-  boolean finished() {
+  public boolean finished() {
     return summary.isDone();
   }
 
   /** Waits until at least {@code events} have been sent (or the run ended). */
-  void awaitSent(long events, Duration timeout) {
+  public void awaitSent(long events, Duration timeout) {
     await()
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(100))
@@ -101,7 +101,7 @@ final class LoadRun implements AutoCloseable {
   }
 
   /** Waits for the end of the run (the final flush included) and returns its summary. */
-  LoadSummary awaitEnd(Duration timeout) {
+  public LoadSummary awaitEnd(Duration timeout) {
     try {
       return summary.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -30,7 +30,7 @@ import org.apache.kafka.common.header.Header;
  * @param unexpected payloads found but not expected (at most 5 shown)
  * @param unexpectedCount how many payloads were found but not expected
  */
-record SideOutput(
+public record SideOutput(
     String topic,
     int records,
     int distinct,
@@ -46,7 +46,7 @@ record SideOutput(
   private static final int SHOWN = 5;
 
   /** Compares {@code records} of {@code topic} with the {@code expected} events. */
-  static SideOutput compare(
+  public static SideOutput compare(
       String topic, List<ConsumerRecord<byte[], byte[]>> records, List<GeneratedEvent> expected) {
     Set<String> positions = new HashSet<>();
     Map<String, Integer> found = new HashMap<>();
@@ -100,12 +100,12 @@ record SideOutput(
   }
 
   /** Exactly the expected events, each source position once (duplicates allowed). */
-  boolean ok() {
+  public boolean ok() {
     return missingCount == 0 && unexpectedCount == 0 && withoutSource == 0;
   }
 
   /** One line for humans. */
-  String summary() {
+  public String summary() {
     return String.format(
         "%s: %d records, %d distinct, %d duplicates%s%s%s",
         topic,

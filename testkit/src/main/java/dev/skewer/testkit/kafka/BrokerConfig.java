@@ -31,11 +31,26 @@ final class BrokerConfig {
   static final String LOG_DIR = "kafka-logs";
   private static final int NODE_ID = 1;
 
+  static final String LOOPBACK = "127.0.0.1";
+
   private final Path dataDir;
+  private final String host;
   private final int brokerPort;
   private final int controllerPort;
 
   BrokerConfig(Path dataDir, int brokerPort, int controllerPort) {
+    this(dataDir, LOOPBACK, brokerPort, controllerPort);
+  }
+
+  /**
+   * @param host the address both listeners bind and advertise (loopback, or a test host's address
+   *     in a network namespace)
+   */
+  BrokerConfig(Path dataDir, String host, int brokerPort, int controllerPort) {
+    if (host == null || host.isBlank()) {
+      throw new IllegalArgumentException("host must be non-blank, was " + host);
+    }
+    this.host = host;
     if (brokerPort <= 0 || brokerPort > 65535) {
       throw new IllegalArgumentException("brokerPort must be in 1..65535: " + brokerPort);
     }
@@ -96,18 +111,18 @@ final class BrokerConfig {
   }
 
   String bootstrapServers() {
-    return "127.0.0.1:" + brokerPort;
+    return host + ":" + brokerPort;
   }
 
   Properties properties() {
     Properties p = new Properties();
     p.setProperty("process.roles", "broker,controller");
     p.setProperty("node.id", Integer.toString(NODE_ID));
-    p.setProperty("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
+    p.setProperty("controller.quorum.voters", NODE_ID + "@" + host + ":" + controllerPort);
     p.setProperty(
         "listeners",
-        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        "PLAINTEXT://" + host + ":" + brokerPort + ",CONTROLLER://" + host + ":" + controllerPort);
+    p.setProperty("advertised.listeners", "PLAINTEXT://" + host + ":" + brokerPort);
     p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
     p.setProperty("controller.listener.names", "CONTROLLER");
     p.setProperty("inter.broker.listener.name", "PLAINTEXT");

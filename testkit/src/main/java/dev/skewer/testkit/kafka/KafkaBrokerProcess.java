@@ -39,10 +39,12 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private final BrokerConfig config;
+  private final List<String> commandPrefix;
   private Process process;
 
-  private KafkaBrokerProcess(BrokerConfig config) {
+  private KafkaBrokerProcess(BrokerConfig config, List<String> commandPrefix) {
     this.config = config;
+    this.commandPrefix = List.copyOf(commandPrefix);
   }
 
   /**
@@ -59,10 +61,28 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     if (controllerPort == 0 || controllerPort == brokerPort) {
       controllerPort = FreePorts.next();
     }
-    BrokerConfig config = new BrokerConfig(dataDir, brokerPort, controllerPort);
+    return start(new BrokerConfig(dataDir, brokerPort, controllerPort), List.of());
+  }
+
+  /**
+   * Formats {@code dataDir} if needed and starts a broker child process whose listeners bind and
+   * advertise {@code host}, launched through {@code commandPrefix} (e.g. {@code ip netns exec h1}
+   * to run it on a test host in a network namespace; empty: directly).
+   *
+   * @param port the client (PLAINTEXT) port; the controller listens on {@code port + 1}
+   */
+  public static KafkaBrokerProcess start(
+      Path dataDir, String host, int port, List<String> commandPrefix) {
+    if (port < 1 || port > 65534) {
+      throw new IllegalArgumentException("port must be in 1..65534: " + port);
+    }
+    return start(new BrokerConfig(dataDir, host, port, port + 1), commandPrefix);
+  }
+
+  private static KafkaBrokerProcess start(BrokerConfig config, List<String> commandPrefix) {
     config.formatIfNeeded();
     config.writeProperties();
-    KafkaBrokerProcess broker = new KafkaBrokerProcess(config);
+    KafkaBrokerProcess broker = new KafkaBrokerProcess(config, commandPrefix);
     broker.launch();
     return broker;
   }
@@ -150,7 +170,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   private void launch() {
     long startNs = System.nanoTime();
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(commandPrefix);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx" + DEFAULT_MAX_HEAP);
     command.add("-XX:+UseSerialGC");

@@ -1,0 +1,30 @@
+# The Skewer image: the product jar that `./mvnw package` builds (launcher/target/skewer.jar,
+# `skewer node|coordinator|loadgen`) on a Java 17 JRE, run as a non-root user.
+#
+#   ./mvnw -B package -DskipTests -pl launcher -am
+#   docker build -t skewer:0.1.0 .
+#
+# Read-only root file system friendly: the process writes only to /tmp (mount an emptyDir there,
+# as the Helm chart does). The heap is a share of the container's memory limit
+# (MaxRAMPercentage), never a fixed -Xmx: set the limit, not the heap. JDK_JAVA_OPTIONS replaces
+# these JVM options as a whole (the chart sets it from its jvmOptions value).
+FROM eclipse-temurin:17-jre
+
+ARG SKEWER_JAR=launcher/target/skewer.jar
+
+RUN groupadd --system --gid 10001 skewer \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin skewer
+
+COPY ${SKEWER_JAR} /opt/skewer/skewer.jar
+
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -Dvertx.cacheDirBase=/tmp/vertx-cache"
+
+WORKDIR /opt/skewer
+USER 10001:10001
+
+# coordinator HTTP, node HTTP, Hazelcast
+EXPOSE 8080 8081 5701
+
+ENTRYPOINT ["java", "-jar", "/opt/skewer/skewer.jar"]
+CMD ["--help"]

@@ -1,0 +1,212 @@
+package dev.skewer.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarFile;
+import java.util.stream.Collectors;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+
+/**
+ * The image recipes, without a Docker engine: the repository's Dockerfile (non-root numeric user,
+ * no fixed heap, the product jar that {@code ./mvnw package} builds as the exec-form entrypoint, a
+ * build context that lets exactly that jar in), the product jar itself (the {@code skewer} CLI, no
+ * test broker inside), the Jib profile of {@code launcher/pom.xml} (the same image), and the
+ * chart's agreement with both.
+ */
+class ImagePackagingTest {
+
+  static final Dockerfile DOCKERFILE = Dockerfile.read(Repo.root().resolve("Dockerfile"));
+
+  @Test
+  void shouldRunAsANonRootNumericUserThatTheChartAlsoUses() {
+    String user = DOCKERFILE.last("USER").arguments();
+    assertThat(user).matches("[0-9]+(:[0-9]+)?");
+    String uid = user.split(":")[0];
+    assertThat(uid).isNotEqualTo("0");
+    var pod = RenderedChart.defaults().statefulSet("node").getSpec().getTemplate().getSpec();
+    assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(Long.parseLong(uid));
+  }
+
+  @Test
+  void shouldSizeTheHeapByTheContainerNotByAFixedXmx() {
+    for (Dockerfile.Instruction i : DOCKERFILE.instructions()) {
+      assertThat(i.arguments())
+          .as("%s %s", i.keyword(), i.arguments())
+          .doesNotContain("-Xmx", "-Xms");
+    }
+    String jvm = DOCKERFILE.env().get("JDK_JAVA_OPTIONS");
+    assertThat(jvm).contains("-XX:MaxRAMPercentage=").contains("-Djava.io.tmpdir=/tmp");
+    // the chart sets the same options by default (its env replaces the image's)
+    var container =
+        RenderedChart.defaults()
+            .statefulSet("node")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    assertThat(ChartInvariantsTest.env(container).get("JDK_JAVA_OPTIONS")).isEqualTo(jvm);
+  }
+
+  @Test
+  void shouldRunTheProductJarThatThePackagePhaseBuilds() throws IOException {
+    List<String> entrypoint = DOCKERFILE.execForm("ENTRYPOINT");
+    assertThat(entrypoint).hasSize(3).startsWith("java", "-jar");
+    String jarInImage = entrypoint.get(2);
+    // exactly one COPY, of the jar ./mvnw package writes, to where the entrypoint runs it
+    List<Dockerfile.Instruction> copies = DOCKERFILE.all("COPY");
+    assertThat(copies).hasSize(1);
+    String[] copy = DOCKERFILE.expand(copies.get(0).arguments()).split("\\s+");
+    assertThat(copy).containsExactly("launcher/target/skewer.jar", jarInImage);
+    assertThat(Repo.root().resolve(copy[0])).isEqualTo(Repo.productJar());
+    assertThat(DOCKERFILE.all("FROM")).as("one stage").hasSize(1);
+    assertThat(DOCKERFILE.last("FROM").arguments()).contains("jre");
+    // the build context (.dockerignore) lets that jar in and keeps the rest out
+    assertThat(inContext(copy[0])).as("%s in the build context", copy[0]).isTrue();
+    assertThat(inContext("pom.xml")).isFalse();
+    assertThat(inContext("launcher/target/classes/x.class")).isFalse();
+  }
+
+  @Test
+  void shouldExposeThePortsTheChartUses() {
+    List<String> exposed = List.of(DOCKERFILE.last("EXPOSE").arguments().split("\\s+"));
+    var chart = RenderedChart.defaults();
+    for (String component : List.of("node", "coordinator")) {
+      var c = chart.statefulSet(component).getSpec().getTemplate().getSpec().getContainers().get(0);
+      c.getPorts()
+          .forEach(p -> assertThat(exposed).contains(Integer.toString(p.getContainerPort())));
+    }
+  }
+
+  @Test
+  void shouldShipTheCliWithoutTheTestBroker() throws IOException {
+    try (JarFile jar = new JarFile(Repo.productJar().toFile())) {
+      assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class"))
+          .isEqualTo("dev.skewer.launcher.SkewerCli");
+      List<String> broker =
+          jar.stream()
+              .map(e -> e.getName())
+              .filter(
+                  n ->
+                      n.equals("kafka/Kafka.class")
+                          || n.startsWith("kafka/server/")
+                          || n.startsWith("org/apache/kafka/raft/")
+                          || n.startsWith("dev/skewer/testkit/"))
+              .limit(5)
+              .collect(Collectors.toList());
+      assertThat(broker).as("broker or test-kit classes in the product jar").isEmpty();
+    }
+    assertThat(CliModel.ofSkewer().subcommands().keySet())
+        .contains("node", "coordinator", "loadgen", "reconcile")
+        .doesNotContain("broker");
+  }
+
+  @Test
+  void shouldBuildTheSameImageWithJib() throws Exception {
+    Element plugin = jibPlugin();
+    Element config = child(plugin, "configuration");
+    assertThat(text(child(child(config, "from"), "image")))
+        .isEqualTo(DOCKERFILE.last("FROM").arguments());
+    Element container = child(config, "container");
+    assertThat(texts(child(container, "entrypoint"), "arg"))
+        .isEqualTo(DOCKERFILE.execForm("ENTRYPOINT"));
+    assertThat(texts(child(container, "args"), "arg")).isEqualTo(DOCKERFILE.execForm("CMD"));
+    assertThat(text(child(container, "user"))).isEqualTo(DOCKERFILE.last("USER").arguments());
+    assertThat(text(child(container, "workingDirectory")))
+        .isEqualTo(DOCKERFILE.last("WORKDIR").arguments());
+    assertThat(text(child(child(container, "environment"), "JDK_JAVA_OPTIONS")))
+        .isEqualTo(DOCKERFILE.env().get("JDK_JAVA_OPTIONS"));
+    assertThat(texts(child(container, "ports"), "port"))
+        .containsExactly(DOCKERFILE.last("EXPOSE").arguments().split("\\s+"));
+    // the shaded jar goes where the entrypoint runs it, and nothing else of the project
+    Element path = child(child(child(config, "extraDirectories"), "paths"), "path");
+    String jar = DOCKERFILE.execForm("ENTRYPOINT").get(2);
+    assertThat(text(child(path, "from"))).isEqualTo("${project.build.directory}");
+    assertThat(text(child(path, "includes"))).isEqualTo(Path.of(jar).getFileName().toString());
+    assertThat(text(child(path, "into"))).isEqualTo(Path.of(jar).getParent().toString());
+    assertThat(config.getElementsByTagName("glob").item(0).getTextContent()).isEqualTo("/app/**");
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  /** Whether {@code path} is in the build context: .dockerignore patterns, the last match wins. */
+  static boolean inContext(String path) throws IOException {
+    boolean included = true;
+    for (String line : Files.readAllLines(Repo.root().resolve(".dockerignore"))) {
+      String pattern = line.strip();
+      if (pattern.isEmpty() || pattern.startsWith("#")) {
+        continue;
+      }
+      boolean negated = pattern.startsWith("!");
+      PathMatcher m =
+          FileSystems.getDefault()
+              .getPathMatcher("glob:" + (negated ? pattern.substring(1) : pattern));
+      // a pattern matching a parent directory excludes everything under it
+      for (Path p = Path.of(path); p != null; p = p.getParent()) {
+        if (m.matches(p)) {
+          included = negated;
+          break;
+        }
+      }
+    }
+    return included;
+  }
+
+  /** The jib-maven-plugin of the launcher's {@code jib} profile (and that it is opt-in). */
+  static Element jibPlugin() throws Exception {
+    var factory = DocumentBuilderFactory.newInstance();
+    factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+    Document pom =
+        factory.newDocumentBuilder().parse(Repo.root().resolve("launcher/pom.xml").toFile());
+    NodeList profiles = pom.getElementsByTagName("profile");
+    for (int i = 0; i < profiles.getLength(); i++) {
+      Element profile = (Element) profiles.item(i);
+      if (text(child(profile, "id")).equals("jib")) {
+        assertThat(profile.getElementsByTagName("activation").getLength()).as("opt-in").isZero();
+        NodeList plugins = profile.getElementsByTagName("plugin");
+        for (int j = 0; j < plugins.getLength(); j++) {
+          Element plugin = (Element) plugins.item(j);
+          if (text(child(plugin, "artifactId")).equals("jib-maven-plugin")) {
+            return plugin;
+          }
+        }
+      }
+    }
+    throw new AssertionError("launcher/pom.xml has no jib profile with the jib-maven-plugin");
+  }
+
+  static Element child(Element parent, String name) {
+    for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element e && e.getTagName().equals(name)) {
+        return e;
+      }
+    }
+    throw new AssertionError("<" + parent.getTagName() + "> has no <" + name + ">");
+  }
+
+  static String text(Element e) {
+    return e.getTextContent().strip();
+  }
+
+  static List<String> texts(Element parent, String name) {
+    List<String> out = new ArrayList<>();
+    for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element e && e.getTagName().equals(name)) {
+        out.add(text(e));
+      }
+    }
+    return out;
+  }
+}
