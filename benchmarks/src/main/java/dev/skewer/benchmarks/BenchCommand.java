@@ -2,6 +2,7 @@ package dev.skewer.benchmarks;
 
 import dev.skewer.benchmarks.deployed.DeployedBench;
 import dev.skewer.benchmarks.deployed.FailoverBench;
+import dev.skewer.benchmarks.deployed.JoinBench;
 import dev.skewer.benchmarks.deployed.StartupBench;
 import dev.skewer.benchmarks.profile.ProfileSummary;
 import dev.skewer.benchmarks.workload.CheckpointBench;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Command;
       DeployedBench.class,
       StartupBench.class,
       FailoverBench.class,
+      JoinBench.class,
       ProfileSummary.class,
       CheckpointBench.class,
       HotKeyBench.class,

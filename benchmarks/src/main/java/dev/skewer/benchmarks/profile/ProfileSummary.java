@@ -136,6 +136,8 @@ public final class ProfileSummary implements Callable<Integer> {
     final Map<String, Long> skewerInclusive = new HashMap<>();
     Duration compilation = Duration.ZERO;
     long compilations;
+    long compileCount = -1;
+    Duration compileTotal = Duration.ZERO;
     Duration gcPauses = Duration.ZERO;
     long gcs;
     Duration span = Duration.ZERO;
@@ -159,6 +161,11 @@ public final class ProfileSummary implements Callable<Integer> {
           case "jdk.Compilation" -> {
             p.compilation = p.compilation.plus(e.getDuration());
             p.compilations++;
+          }
+          case "jdk.CompilerStatistics" -> {
+            // periodic and cumulative: the last one counts
+            p.compileCount = e.getLong("compileCount");
+            p.compileTotal = e.getDuration("totalTimeSpent");
           }
           case "jdk.GarbageCollection" -> {
             p.gcPauses = p.gcPauses.plus(e.getDuration("sumOfPauses"));
@@ -230,11 +237,14 @@ public final class ProfileSummary implements Callable<Integer> {
   private void summarise(Path file) throws IOException {
     Profile p = read(file);
     System.out.printf(
-        "%n== %s: %,d execution samples over %.1fs; JIT: %,d compilations, %.1fs;"
-            + " GC: %,d collections, %.2fs of pauses%n",
+        "%n== %s: %,d execution samples over %.1fs; JIT: %,d methods compiled in %.1fs (%,d"
+            + " compilations over the recording's threshold: %.1fs); GC: %,d collections, %.2fs of"
+            + " pauses%n",
         file,
         p.samples,
         p.span.toMillis() / 1000.0,
+        p.compileCount,
+        p.compileTotal.toMillis() / 1000.0,
         p.compilations,
         p.compilation.toMillis() / 1000.0,
         p.gcs,

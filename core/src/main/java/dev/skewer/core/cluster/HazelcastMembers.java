@@ -11,10 +11,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts embedded Hazelcast members with Skewer's settings: listening on the bind address only and
  * advertising the public address; TCP-IP join over the listed members (multicast and auto-detection
- * off) or Kubernetes DNS discovery of a headless service; no phone-home; SLF4J logging; a 1 s
- * heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds, not the
- * default minute); member attributes {@value #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value
- * #JOB_ATTRIBUTE}. Blocking: call it off the event loop.
+ * off; a {@value #JOIN_TIMEOUT_SECONDS} s join timeout) or Kubernetes DNS discovery of a headless
+ * service; no phone-home; SLF4J logging; a 1 s heartbeat with a 5 s no-heartbeat timeout (so a
+ * frozen member is noticed in seconds, not the default minute); member attributes {@value
+ * #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value #JOB_ATTRIBUTE}. Blocking: call it off the
+ * event loop.
+ *
+ * <p>Each {@code hazelcast.*} property Skewer sets gives way to the same JVM system property
+ * ({@code -Dhazelcast.max.no.heartbeat.seconds=10}), and {@value #JOIN_TIMEOUT_PROPERTY} replaces
+ * the join timeout: operators can tune a member without a new build.
  */
 public final class HazelcastMembers {
 
@@ -29,10 +34,14 @@ public final class HazelcastMembers {
 
   /**
    * Seconds a starting member asks the listed members for a master before it claims mastership
-   * itself (TCP-IP join; Hazelcast's default is 5). Members launched together all wait this long
-   * before the cluster forms.
+   * itself (TCP-IP join). Members launched together all wait this long before the cluster forms:
+   * Hazelcast's default of 5 s made three members started at once take ~6 s to form one cluster, 1
+   * s takes ~2 s ({@code skewer bench join}, docs/benchmarks.md). A member that starts while a
+   * cluster exists learns the master from the first answer and does not wait; one that wrongly
+   * believes itself alone for longer forms its own cluster, which the split-brain merge folds back
+   * within {@code hazelcast.merge.first.run.delay.seconds} (5 s here).
    */
-  public static final int JOIN_TIMEOUT_SECONDS = 5;
+  public static final int JOIN_TIMEOUT_SECONDS = 1;
 
   /** System property overriding {@link #JOIN_TIMEOUT_SECONDS}. */
   public static final String JOIN_TIMEOUT_PROPERTY = "skewer.hazelcast.join.timeout.seconds";
