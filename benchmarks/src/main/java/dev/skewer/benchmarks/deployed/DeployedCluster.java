@@ -106,7 +106,7 @@ final class DeployedCluster {
         }
       }
       command.addAll(extraArgs);
-      SkewerChild child = new SkewerChild(name, command, httpPort, logDir, http);
+      SkewerChild child = new SkewerChild(name, command, httpPort, hzPorts.get(i), logDir, http);
       (node ? cluster.nodes : cluster.coordinators).add(child);
     }
     return cluster;
@@ -137,10 +137,10 @@ final class DeployedCluster {
     return all;
   }
 
-  /** The first process that has exited, or null. */
+  /** The first launched process that has exited, or null. */
   SkewerChild dead() {
     for (SkewerChild c : all()) {
-      if (!c.isAlive()) {
+      if (c.launchedMs() > 0 && !c.isAlive()) {
         return c;
       }
     }

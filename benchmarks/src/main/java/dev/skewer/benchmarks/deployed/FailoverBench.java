@@ -1,5 +1,11 @@
 package dev.skewer.benchmarks.deployed;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
@@ -116,9 +122,20 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
       description = "Broker data and logs. Default: a new directory under target/bench-failover/.")
   Path workDir;
 
-  /** One kill's figures, ms after the kill. */
+  /**
+   * One kill's figures, ms after the kill.
+   *
+   * @param hazelcastMs when a Hazelcast client of the cluster saw the victim's member leave
+   */
   record Kill(
-      String victim, Set<Integer> partitions, long ownedMs, long flowingMs, long resultMs) {}
+      String victim,
+      Set<Integer> partitions,
+      long hazelcastMs,
+      long ownedMs,
+      long flowingMs,
+      long resultMs) {}
+
+  private final Map<String, Long> memberLeftMs = new java.util.concurrent.ConcurrentHashMap<>();
 
   private Admin admin;
   private JobSpec job;
@@ -186,6 +203,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
                 () ->
                     producer.run(
                         Workload.live(WorkloadSpec.w1(Long.MAX_VALUE, seed), Clock.systemUTC())));
+        HazelcastInstance client = hazelcastClient(cluster);
         try (StreamWatch watch =
             new StreamWatch(
                 broker.bootstrapServers(), job.topics().partials(), job.topics().results())) {
@@ -196,12 +214,13 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
             Kill kill = killAndTime(victim, watch);
             results.add(kill);
             System.out.printf(
-                "kill %d/%d: %s owning %s — owned again after %,d ms, flowing after %,d ms,"
-                    + " results %s; load %.2f%n",
+                "kill %d/%d: %s owning %s — Hazelcast noticed after %,d ms, owned again after %,d"
+                    + " ms, flowing after %,d ms, results %s; load %.2f%n",
                 k,
                 kills,
                 kill.victim,
                 kill.partitions,
+                kill.hazelcastMs,
                 kill.ownedMs,
                 kill.flowingMs,
                 kill.resultMs == Long.MIN_VALUE
@@ -214,6 +233,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
             Thread.sleep(steadySeconds * 1000L);
           }
         } finally {
+          client.shutdown();
           producer.stop();
           LoadSummary sent = load.get(2, TimeUnit.MINUTES);
           producer.close();
@@ -234,6 +254,9 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
         jvmOpts,
         processArgs.isEmpty() ? ", Kafka client settings as shipped" : ", " + processArgs,
         Stats.medianRange(loads, "%.1f"));
+    System.out.printf(
+        "  Hazelcast noticed the dead member (a client's membership event): %s ms%n",
+        Stats.medianRange(results.stream().map(k -> (double) k.hazelcastMs).toList(), "%,.0f"));
     System.out.printf(
         "  partitions owned again: %s ms%n",
         Stats.medianRange(results.stream().map(k -> (double) k.ownedMs).toList(), "%,.0f"));
@@ -276,10 +299,13 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
       epochBefore.put(p, epoch);
     }
 
+    memberLeftMs.remove(victim.name);
     victim.kill();
 
     awaitUntil("the node group without " + victim.name, () -> settled(1));
     long owned = System.currentTimeMillis() - t0;
+    awaitUntil("Hazelcast to notice " + victim.name, () -> memberLeftMs.containsKey(victim.name));
+    long hazelcast = memberLeftMs.get(victim.name) - t0;
     long[] flowing = {0};
     awaitUntil(
         "the partitions of " + victim.name + " flowing again",
@@ -336,7 +362,34 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
           delay[0] = worst;
           return true;
         });
-    return new Kill(victim.name, partitions, owned, flowing[0], delay[0]);
+    return new Kill(victim.name, partitions, hazelcast, owned, flowing[0], delay[0]);
+  }
+
+  /** A Hazelcast client of the job's cluster noting when each named member leaves. */
+  private HazelcastInstance hazelcastClient(DeployedCluster cluster) {
+    ClientConfig config = new ClientConfig();
+    config.setClusterName(JobNames.of(job).hazelcastClusterName());
+    config.setProperty("hazelcast.logging.type", "none");
+    for (SkewerChild c : cluster.all()) {
+      config.getNetworkConfig().addAddress("127.0.0.1:" + c.hazelcastPort);
+    }
+    HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+    client
+        .getCluster()
+        .addMembershipListener(
+            new MembershipListener() {
+              @Override
+              public void memberAdded(MembershipEvent event) {}
+
+              @Override
+              public void memberRemoved(MembershipEvent event) {
+                String name = event.getMember().getAttribute(HazelcastMembers.NAME_ATTRIBUTE);
+                if (name != null) {
+                  memberLeftMs.put(name, System.currentTimeMillis());
+                }
+              }
+            });
+    return client;
   }
 
   /** The events partitions the group assigned to {@code node}'s consumer. */

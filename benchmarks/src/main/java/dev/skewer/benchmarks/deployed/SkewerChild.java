@@ -37,6 +37,7 @@ final class SkewerChild {
 
   final String name;
   final int httpPort;
+  final int hazelcastPort;
   final Path logFile;
   private final List<String> command;
   private final HttpClient http;
@@ -48,12 +49,20 @@ final class SkewerChild {
    * @param name the process's id ({@code node-1}), also its log file's name
    * @param command the whole command line ({@code java ... -jar skewer.jar node ...})
    * @param httpPort the child's {@code --http-port}
+   * @param hazelcastPort the child's {@code --hz-port}
    * @param logDir where {@code <name>.log} is appended
    */
-  SkewerChild(String name, List<String> command, int httpPort, Path logDir, HttpClient http) {
+  SkewerChild(
+      String name,
+      List<String> command,
+      int httpPort,
+      int hazelcastPort,
+      Path logDir,
+      HttpClient http) {
     this.name = name;
     this.command = List.copyOf(command);
     this.httpPort = httpPort;
+    this.hazelcastPort = hazelcastPort;
     this.logFile = logDir.resolve(name + ".log");
     this.http = http;
   }

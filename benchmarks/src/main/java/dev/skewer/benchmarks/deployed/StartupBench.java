@@ -77,6 +77,13 @@ public final class StartupBench implements Callable<Integer> {
   boolean threads;
 
   @Option(
+      names = "--one-by-one",
+      description =
+          "Launch each process once the previous one is ready (a rolling start, or a process"
+              + " replacing a dead one) instead of all together.")
+  boolean oneByOne;
+
+  @Option(
       names = "--jfr",
       paramLabel = "DIR",
       description =
@@ -145,25 +152,15 @@ public final class StartupBench implements Callable<Integer> {
         System.out.printf("%n[startup-%d] launching (load average %.2f)%n", run, load);
         List<Startup> startups = new ArrayList<>();
         try {
-          cluster.launch();
-          long launchMs = System.currentTimeMillis();
           Map<String, Double> cpuAtReady = new LinkedHashMap<>();
-          while (cpuAtReady.size() < cluster.all().size()) {
-            SkewerChild dead = cluster.dead();
-            if (dead != null) {
-              throw new IllegalStateException(
-                  dead.name + " exited; the end of " + dead.logFile + ":\n" + dead.tail(40));
-            }
+          if (oneByOne) {
             for (SkewerChild c : cluster.all()) {
-              if (!cpuAtReady.containsKey(c.name) && c.pollReady()) {
-                cpuAtReady.put(c.name, c.cpuSeconds());
-              }
+              c.launch();
+              awaitReady(List.of(c), cluster, cpuAtReady);
             }
-            if (System.currentTimeMillis() - launchMs > READY_TIMEOUT.toMillis()) {
-              throw new IllegalStateException(
-                  "not every process was ready within " + READY_TIMEOUT + "; logs in " + workDir);
-            }
-            Thread.sleep(20);
+          } else {
+            cluster.launch();
+            awaitReady(cluster.all(), cluster, cpuAtReady);
           }
           Map<String, Map<String, Double>> groups = new LinkedHashMap<>();
           if (threads) {
@@ -193,9 +190,12 @@ public final class StartupBench implements Callable<Integer> {
       }
     }
     System.out.printf(
-        "%n===== launch → ready, 2 nodes + 1 coordinator launched together (%s), median [min–max]"
+        "%n===== launch → ready, 2 nodes + 1 coordinator launched %s (%s), median [min–max]"
             + " of %d; load average %s =====%n",
-        jvmOpts, all.size(), Stats.medianRange(loads, "%.1f"));
+        oneByOne ? "one by one" : "together",
+        jvmOpts,
+        all.size(),
+        Stats.medianRange(loads, "%.1f"));
     List<Double> slowest = new ArrayList<>();
     for (List<Startup> run : all) {
       slowest.add(run.stream().mapToLong(Startup::readyAfterMs).max().orElse(0) / 1000.0);
@@ -220,6 +220,30 @@ public final class StartupBench implements Callable<Integer> {
     }
     System.out.println("Logs: " + workDir.resolve("logs"));
     return 0;
+  }
+
+  /** Polls until every one of {@code children} is ready, noting its CPU then. */
+  private void awaitReady(
+      List<SkewerChild> children, DeployedCluster cluster, Map<String, Double> cpuAtReady)
+      throws InterruptedException {
+    long startMs = System.currentTimeMillis();
+    while (!children.stream().allMatch(c -> cpuAtReady.containsKey(c.name))) {
+      SkewerChild dead = cluster.dead();
+      if (dead != null) {
+        throw new IllegalStateException(
+            dead.name + " exited; the end of " + dead.logFile + ":\n" + dead.tail(40));
+      }
+      for (SkewerChild c : children) {
+        if (!cpuAtReady.containsKey(c.name) && c.pollReady()) {
+          cpuAtReady.put(c.name, c.cpuSeconds());
+        }
+      }
+      if (System.currentTimeMillis() - startMs > READY_TIMEOUT.toMillis()) {
+        throw new IllegalStateException(
+            "not every process was ready within " + READY_TIMEOUT + "; logs in " + workDir);
+      }
+      Thread.sleep(20);
+    }
   }
 
   /** The start-up steps a process logged: step → JVM uptime (ms) when it ended. */

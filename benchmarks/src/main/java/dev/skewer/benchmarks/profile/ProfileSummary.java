@@ -56,6 +56,13 @@ public final class ProfileSummary implements Callable<Integer> {
       description = "Rows per table. Default: ${DEFAULT-VALUE}.")
   int top;
 
+  @Option(
+      names = "--threads",
+      paramLabel = "REGEX",
+      description =
+          "Only samples of threads whose name matches (e.g. 'vert.x-eventloop.*' or 'hz\\..*').")
+  Pattern threadFilter;
+
   /** A component: a name and what a frame ({@code class.method}) of it looks like. */
   record Component(String name, Predicate<String> frame) {}
 
@@ -144,6 +151,11 @@ public final class ProfileSummary implements Callable<Integer> {
   }
 
   static Profile read(Path file) throws IOException {
+    return read(file, null);
+  }
+
+  /** Reads a recording; {@code threads} != null keeps only samples of matching thread names. */
+  static Profile read(Path file, Pattern threads) throws IOException {
     Profile p = new Profile();
     java.time.Instant first = null;
     java.time.Instant last = null;
@@ -157,7 +169,7 @@ public final class ProfileSummary implements Callable<Integer> {
           last = e.getEndTime();
         }
         switch (e.getEventType().getName()) {
-          case "jdk.ExecutionSample" -> sample(p, e);
+          case "jdk.ExecutionSample" -> sample(p, e, threads);
           case "jdk.Compilation" -> {
             p.compilation = p.compilation.plus(e.getDuration());
             p.compilations++;
@@ -183,10 +195,13 @@ public final class ProfileSummary implements Callable<Integer> {
     return p;
   }
 
-  private static void sample(Profile p, RecordedEvent e) {
-    p.samples++;
+  private static void sample(Profile p, RecordedEvent e, Pattern threads) {
     RecordedThread thread = e.getThread("sampledThread");
     String threadName = thread == null ? "?" : thread.getJavaName();
+    if (threads != null && (threadName == null || !threads.matcher(threadName).matches())) {
+      return;
+    }
+    p.samples++;
     p.threads.merge(group(threadName == null ? "?" : threadName), 1L, Long::sum);
     RecordedStackTrace stack = e.getStackTrace();
     List<String> frames = new ArrayList<>();
@@ -235,9 +250,11 @@ public final class ProfileSummary implements Callable<Integer> {
   }
 
   private void summarise(Path file) throws IOException {
-    Profile p = read(file);
+    Profile p = read(file, threadFilter);
     System.out.printf(
-        "%n== %s: %,d execution samples over %.1fs; JIT: %,d methods compiled in %.1fs (%,d"
+        "%n== %s"
+            + (threadFilter == null ? "" : " (threads " + threadFilter + ")")
+            + ": %,d execution samples over %.1fs; JIT: %,d methods compiled in %.1fs (%,d"
             + " compilations over the recording's threshold: %.1fs); GC: %,d collections, %.2fs of"
             + " pauses%n",
         file,
