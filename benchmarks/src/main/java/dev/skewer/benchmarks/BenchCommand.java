@@ -1,5 +1,10 @@
 package dev.skewer.benchmarks;
 
+import dev.skewer.benchmarks.deployed.DeployedBench;
+import dev.skewer.benchmarks.deployed.FailoverBench;
+import dev.skewer.benchmarks.deployed.JoinBench;
+import dev.skewer.benchmarks.deployed.StartupBench;
+import dev.skewer.benchmarks.profile.ProfileSummary;
 import dev.skewer.benchmarks.workload.CheckpointBench;
 import dev.skewer.benchmarks.workload.EndToEndBench;
 import dev.skewer.benchmarks.workload.EngineBench;
@@ -20,6 +25,11 @@ import picocli.CommandLine.Command;
     subcommands = {
       EngineBench.class,
       EndToEndBench.class,
+      DeployedBench.class,
+      StartupBench.class,
+      FailoverBench.class,
+      JoinBench.class,
+      ProfileSummary.class,
       CheckpointBench.class,
       HotKeyBench.class,
       SlidingBench.class,

@@ -12,10 +12,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts embedded Hazelcast members with Skewer's settings: listening on the bind address only and
  * advertising the public address; TCP-IP join over the listed members (multicast and auto-detection
- * off) or Kubernetes DNS discovery of a headless service; no phone-home; SLF4J logging; a 1 s
- * heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds, not the
- * default minute); member attributes {@value #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value
- * #JOB_ATTRIBUTE}. Blocking: call it off the event loop.
+ * off; a {@value #JOIN_TIMEOUT_SECONDS} s join timeout) or Kubernetes DNS discovery of a headless
+ * service; no phone-home; SLF4J logging; a 1 s heartbeat with a 5 s no-heartbeat timeout (so a
+ * frozen member is noticed in seconds, not the default minute); member attributes {@value
+ * #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value #JOB_ATTRIBUTE}. Blocking: call it off the
+ * event loop.
+ *
+ * <p>Each {@code hazelcast.*} property Skewer sets gives way to the same JVM system property
+ * ({@code -Dhazelcast.max.no.heartbeat.seconds=10}), and {@value #JOIN_TIMEOUT_PROPERTY} replaces
+ * the join timeout: operators can tune a member without a new build.
  */
 public final class HazelcastMembers {
 
@@ -27,6 +32,20 @@ public final class HazelcastMembers {
 
   /** Member attribute with the name of the job the member runs. */
   public static final String JOB_ATTRIBUTE = "skewer.job";
+
+  /**
+   * Seconds a starting member asks the listed members for a master before it claims mastership
+   * itself (TCP-IP join). Members launched together all wait this long before the cluster forms:
+   * Hazelcast's default of 5 s made three members started at once take ~6 s to form one cluster, 1
+   * s takes ~2 s ({@code skewer bench join}, docs/benchmarks.md). A member that starts while a
+   * cluster exists learns the master from the first answer and does not wait; one that wrongly
+   * believes itself alone for longer forms its own cluster, which the split-brain merge folds back
+   * within {@code hazelcast.merge.first.run.delay.seconds} (5 s here).
+   */
+  public static final int JOIN_TIMEOUT_SECONDS = 1;
+
+  /** System property overriding {@link #JOIN_TIMEOUT_SECONDS}. */
+  public static final String JOIN_TIMEOUT_PROPERTY = "skewer.hazelcast.join.timeout.seconds";
 
   private static final Logger LOG = LoggerFactory.getLogger(HazelcastMembers.class);
 
@@ -52,20 +71,20 @@ public final class HazelcastMembers {
     }
     Config config = new Config();
     config.setClusterName(settings.clusterName());
-    config.setProperty("hazelcast.phone.home.enabled", "false");
+    property(config, "hazelcast.phone.home.enabled", "false");
     // checkpoints and fencing epochs (maps skewer.<job>.checkpoints, skewer.<job>.epochs) must
     // survive the loss of one member
     config.addMapConfig(new MapConfig("skewer.*.checkpoints").setBackupCount(1));
     config.addMapConfig(new MapConfig("skewer.*.epochs").setBackupCount(1));
-    config.setProperty("hazelcast.logging.type", "slf4j");
-    config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+    property(config, "hazelcast.logging.type", "slf4j");
+    property(config, "hazelcast.heartbeat.interval.seconds", "1");
     // heal a split brain (e.g. a member frozen past the heartbeat timeout) within seconds, not
     // minutes: until then the frozen member reads stale epochs and checkpoints
-    config.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
-    config.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
-    config.setProperty("hazelcast.max.no.heartbeat.seconds", "5");
-    config.setProperty("hazelcast.wait.seconds.before.join", "1");
-    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    property(config, "hazelcast.merge.first.run.delay.seconds", "5");
+    property(config, "hazelcast.merge.next.run.delay.seconds", "5");
+    property(config, "hazelcast.max.no.heartbeat.seconds", "5");
+    property(config, "hazelcast.wait.seconds.before.join", "1");
+    property(config, "hazelcast.shutdownhook.enabled", "false");
     config.getMemberAttributeConfig().setAttribute(ROLE_ATTRIBUTE, role);
     config.getMemberAttributeConfig().setAttribute(NAME_ATTRIBUTE, memberName);
     if (jobName != null) {
@@ -94,12 +113,25 @@ public final class HazelcastMembers {
           .setProperty("service-dns", settings.kubernetesServiceDns())
           .setProperty("service-port", Integer.toString(settings.port()));
     } else {
-      join.getTcpIpConfig().setEnabled(true);
+      join.getTcpIpConfig()
+          .setEnabled(true)
+          .setConnectionTimeoutSeconds(
+              Integer.getInteger(JOIN_TIMEOUT_PROPERTY, JOIN_TIMEOUT_SECONDS));
       for (String member : settings.members()) {
         join.getTcpIpConfig().addMember(member);
       }
     }
     return config;
+  }
+
+  /**
+   * Sets a Hazelcast property to Skewer's default unless the JVM has it as a system property
+   * ({@code -Dhazelcast.wait.seconds.before.join=0}): the operator's value then applies.
+   */
+  private static void property(Config config, String name, String value) {
+    if (System.getProperty(name) == null) {
+      config.setProperty(name, value);
+    }
   }
 
   /**

@@ -107,7 +107,28 @@ class HazelcastMembersTest {
     JoinConfig join = config.getNetworkConfig().getJoin();
     assertThat(join.getTcpIpConfig().isEnabled()).isTrue();
     assertThat(join.getTcpIpConfig().getMembers()).containsExactly("10.0.0.6:5701");
+    assertThat(join.getTcpIpConfig().getConnectionTimeoutSeconds())
+        .isEqualTo(HazelcastMembers.JOIN_TIMEOUT_SECONDS);
     assertThat(join.getKubernetesConfig().isEnabled()).isFalse();
+  }
+
+  @Test
+  void shouldLetASystemPropertyOverrideSkewersHazelcastProperty() {
+    // given
+    String name = "hazelcast.max.no.heartbeat.seconds";
+    System.setProperty(name, "11");
+    try {
+      // when
+      Config config =
+          HazelcastMembers.config(ClusterSettings.loopback("c", 5701, List.of()), "node-1", "node");
+
+      // then: Skewer's 5 is not set, so Hazelcast reads the system property
+      assertThat(config.getProperties()).doesNotContainKey(name);
+      assertThat(config.getProperty(name)).isEqualTo("11");
+      assertThat(config.getProperty("hazelcast.heartbeat.interval.seconds")).isEqualTo("1");
+    } finally {
+      System.clearProperty(name);
+    }
   }
 
   @Test

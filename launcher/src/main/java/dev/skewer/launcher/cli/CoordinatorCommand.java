@@ -98,6 +98,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
     HazelcastInstance hz = Processes.member(cluster, id, Role.COORDINATOR.roleName(), job);
     CheckpointStore checkpoints =
         Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
+    long runtimeStartNs = System.nanoTime();
     CoordinatorRuntime coordinator =
         CoordinatorRuntime.start(
             settings,
@@ -109,6 +110,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),
             checkpoints);
+    Processes.logStep("runtime started", runtimeStartNs);
     System.out.println(
         "coordinator "
             + id

@@ -67,6 +67,7 @@ public final class NodeCommand implements Callable<Integer> {
     HazelcastInstance hz = Processes.member(cluster, id, Role.NODE.roleName(), job);
     CheckpointStore checkpoints =
         Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
+    long runtimeStartNs = System.nanoTime();
     NodeRuntime node =
         NodeRuntime.start(
             settings,
@@ -74,6 +75,7 @@ public final class NodeCommand implements Callable<Integer> {
             Clock.systemUTC(),
             checkpoints,
             hz);
+    Processes.logStep("runtime started", runtimeStartNs);
     System.out.println(
         "node "
             + id

@@ -10,23 +10,33 @@ import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Start-up and shutdown steps shared by the long-running commands. */
+/**
+ * Start-up and shutdown steps shared by the long-running commands. Each start-up step logs, at
+ * INFO, how long it took and the JVM's uptime when it ended ({@code start-up: ... (JVM up N ms)}),
+ * so a process's way to ready can be read off its log.
+ */
 public final class Processes {
 
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+  private static final Logger LOG = LoggerFactory.getLogger(Processes.class);
 
   private Processes() {}
 
   /** Creates the job's missing topics (blocking). */
   public static void provision(KafkaSettings kafka, JobSpec job) {
+    long startNs = System.nanoTime();
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       TopicProvisioner.ensureTopics(admin, job.topics(), ADMIN_TIMEOUT);
     }
+    logStep("topics provisioned", startNs);
   }
 
   /**
@@ -35,9 +45,11 @@ public final class Processes {
    * @throws dev.skewer.core.kafka.MissingTopicException naming the missing ones
    */
   public static void requireTopics(KafkaSettings kafka, Collection<String> topics) {
+    long startNs = System.nanoTime();
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       TopicProvisioner.requireTopics(admin, topics, ADMIN_TIMEOUT, "needed by this process");
     }
+    logStep("topics checked", startNs);
   }
 
   /** Starts this process's Hazelcast member, or returns null without one. */
@@ -46,7 +58,10 @@ public final class Processes {
     if (cluster == null) {
       return null;
     }
-    return HazelcastMembers.start(cluster, name, role, job.name());
+    long startNs = System.nanoTime();
+    HazelcastInstance hz = HazelcastMembers.start(cluster, name, role, job.name());
+    logStep("Hazelcast member in a cluster of " + hz.getCluster().getMembers().size(), startNs);
+    return hz;
   }
 
   /** The job's Hazelcast-backed checkpoints mirrored to Kafka; in-memory without a member. */
@@ -55,7 +70,23 @@ public final class Processes {
     if (hz == null) {
       return new InMemoryCheckpointStore();
     }
-    return HazelcastCheckpointStore.create(hz, kafka, JobNames.of(job), topic, provision);
+    long startNs = System.nanoTime();
+    CheckpointStore store =
+        HazelcastCheckpointStore.create(hz, kafka, JobNames.of(job), topic, provision);
+    logStep("checkpoint store", startNs);
+    return store;
+  }
+
+  /**
+   * Logs that a start-up step ended: {@code start-up: <step> in <ms> ms (JVM up <ms> ms)}; the
+   * runtimes' own start is logged the same way by the commands.
+   */
+  public static void logStep(String step, long startNs) {
+    LOG.info(
+        "start-up: {} in {} ms (JVM up {} ms)",
+        step,
+        (System.nanoTime() - startNs) / 1_000_000,
+        ManagementFactory.getRuntimeMXBean().getUptime());
   }
 
   /**

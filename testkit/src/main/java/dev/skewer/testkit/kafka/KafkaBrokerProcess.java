@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
  * A real single-node Kafka broker (KRaft, combined broker and controller) in a child JVM, for tests
  * that kill, stop and restart the broker.
  *
- * <p>The child runs {@code java -Xmx512m -cp <this JVM's class path> kafka.Kafka
- * server.properties}; storage is formatted in this JVM before the first start only, so {@link
- * #restart} resumes the same log on the same ports. The child's stdout and stderr are appended to
- * {@code broker.log} in the data dir. Every start returns once the broker answers a
- * describeCluster.
+ * <p>The child runs {@code java <JVM flags> -cp <this JVM's class path> kafka.Kafka
+ * server.properties} (flags: {@link #TEST_JVM_OPTIONS} unless given); storage is formatted in this
+ * JVM before the first start only, so {@link #restart} resumes the same log on the same ports. The
+ * child's stdout and stderr are appended to {@code broker.log} in the data dir. Every start returns
+ * once the broker answers a describeCluster.
  *
  * <p>Not thread-safe: one test thread drives it. {@link #close} is idempotent and kills the child
  * if it is still running; the data dir is kept.
@@ -35,16 +35,40 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerProcess.class);
   public static final String LOG_FILE = "broker.log";
   public static final String DEFAULT_MAX_HEAP = "512m";
+
+  /** The child's JVM flags unless told otherwise: small, quick to start, for tests. */
+  public static final List<String> TEST_JVM_OPTIONS =
+      List.of("-Xmx" + DEFAULT_MAX_HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  /**
+   * The JVM flags Kafka's own {@code kafka-server-start.sh} gives a broker ({@code KAFKA_HEAP_OPTS}
+   * and {@code KAFKA_JVM_PERFORMANCE_OPTS}): 1 GB heap, G1. For benchmarks that race a broker as
+   * users run it.
+   */
+  public static final List<String> KAFKA_DEFAULT_JVM_OPTIONS =
+      List.of(
+          "-Xmx1G",
+          "-Xms1G",
+          "-server",
+          "-XX:+UseG1GC",
+          "-XX:MaxGCPauseMillis=20",
+          "-XX:InitiatingHeapOccupancyPercent=35",
+          "-XX:+ExplicitGCInvokesConcurrent",
+          "-Djava.awt.headless=true");
+
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private final BrokerConfig config;
   private final List<String> commandPrefix;
+  private final List<String> jvmOptions;
   private Process process;
 
-  private KafkaBrokerProcess(BrokerConfig config, List<String> commandPrefix) {
+  private KafkaBrokerProcess(
+      BrokerConfig config, List<String> commandPrefix, List<String> jvmOptions) {
     this.config = config;
     this.commandPrefix = List.copyOf(commandPrefix);
+    this.jvmOptions = List.copyOf(jvmOptions);
   }
 
   /**
@@ -53,6 +77,20 @@ public final class KafkaBrokerProcess implements AutoCloseable {
    * @param port the client (PLAINTEXT) port, or 0 for a free one (kept across restarts)
    */
   public static KafkaBrokerProcess start(Path dataDir, int port) {
+    return start(dataDir, port, TEST_JVM_OPTIONS);
+  }
+
+  /**
+   * As {@link #start(Path, int)}, with the child's JVM flags (heap, GC, JFR...) instead of {@link
+   * #TEST_JVM_OPTIONS}; kept across restarts.
+   *
+   * @param jvmOptions e.g. {@link #KAFKA_DEFAULT_JVM_OPTIONS}; set a heap ({@code -Xmx}), or the
+   *     child takes a quarter of the machine's memory
+   */
+  public static KafkaBrokerProcess start(Path dataDir, int port, List<String> jvmOptions) {
+    if (jvmOptions == null) {
+      throw new IllegalArgumentException("jvmOptions must not be null");
+    }
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be 0 (free) or in 1..65535: " + port);
     }
@@ -61,7 +99,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     if (controllerPort == 0 || controllerPort == brokerPort) {
       controllerPort = FreePorts.next();
     }
-    return start(new BrokerConfig(dataDir, brokerPort, controllerPort), List.of());
+    return start(new BrokerConfig(dataDir, brokerPort, controllerPort), List.of(), jvmOptions);
   }
 
   /**
@@ -76,13 +114,14 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     if (port < 1 || port > 65534) {
       throw new IllegalArgumentException("port must be in 1..65534: " + port);
     }
-    return start(new BrokerConfig(dataDir, host, port, port + 1), commandPrefix);
+    return start(new BrokerConfig(dataDir, host, port, port + 1), commandPrefix, TEST_JVM_OPTIONS);
   }
 
-  private static KafkaBrokerProcess start(BrokerConfig config, List<String> commandPrefix) {
+  private static KafkaBrokerProcess start(
+      BrokerConfig config, List<String> commandPrefix, List<String> jvmOptions) {
     config.formatIfNeeded();
     config.writeProperties();
-    KafkaBrokerProcess broker = new KafkaBrokerProcess(config, commandPrefix);
+    KafkaBrokerProcess broker = new KafkaBrokerProcess(config, commandPrefix, jvmOptions);
     broker.launch();
     return broker;
   }
@@ -172,9 +211,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     long startNs = System.nanoTime();
     List<String> command = new ArrayList<>(commandPrefix);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx" + DEFAULT_MAX_HEAP);
-    command.add("-XX:+UseSerialGC");
-    command.add("-XX:TieredStopAtLevel=1");
+    command.addAll(jvmOptions);
     command.add("-Dlogback.configurationFile=" + writeLogbackConfig());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
