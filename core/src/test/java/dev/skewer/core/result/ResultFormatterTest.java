@@ -96,8 +96,9 @@ class ResultFormatterTest {
 
     // then
     assertThat(fieldNames(r))
-        .containsExactly("event", "ad", "timestamp", "value", "user_attributes");
+        .containsExactly("event", "ad", "timestamp", "guarantee", "value", "user_attributes");
     assertThat(r.get("event").asText()).isEqualTo("clicks");
+    assertThat(r.get("guarantee").asText()).isEqualTo("at_least_once");
     assertThat(r.get("ad").asText()).isEqualTo("ad42");
     assertThat(r.get("timestamp").asText()).isEqualTo("2023-11-14 22:13:20");
     assertThat(r.get("user_attributes").isObject()).isTrue();
@@ -204,6 +205,44 @@ class ResultFormatterTest {
     assertThat(r.get("timestamp").asText()).isEqualTo("1969-12-31 23:59:59");
     assertThat(r.get("value").get("sum_v").isNull()).isTrue();
     assertThat(r.get("value").get("max_v").asDouble()).isEqualTo(Double.MAX_VALUE);
+  }
+
+  @Test
+  void shouldWriteTheJobsGuaranteeIntoEveryResult() throws Exception {
+    // given the same job twice, once per guarantee (the second through the env override)
+    JobSpec atLeastOnce = JobSpecLoader.parse(JOB, Map.of());
+    JobSpec exactlyOnce = JobSpecLoader.parse(JOB, Map.of("SKEWER_GUARANTEE", "exactly_once"));
+    Aggregate agg = Aggregate.empty(atLeastOnce.toSketchSpec());
+    agg.update(new double[] {1.0, 2.0}, "u1", "ie", 1.0);
+
+    // when
+    JsonNode a =
+        JSON.readTree(new ResultFormatter(atLeastOnce).format("k", START, END, agg, 0, null));
+    JsonNode e =
+        JSON.readTree(new ResultFormatter(exactlyOnce).format("k", START, END, agg, 0, null));
+    JsonNode session =
+        JSON.readTree(
+            new ResultFormatter(
+                    JobSpecLoader.load(
+                        Path.of("..", "examples", "sessions.yaml"),
+                        Map.of("SKEWER_GUARANTEE", "exactly_once")))
+                .format(
+                    "u1",
+                    START,
+                    START + 1,
+                    Aggregate.empty(
+                        JobSpecLoader.load(Path.of("..", "examples", "sessions.yaml"), Map.of())
+                            .toSketchSpec()),
+                    0,
+                    null));
+
+    // then the field says which guarantee produced the result; the rest is the same bytes
+    assertThat(a.get("guarantee").asText()).isEqualTo("at_least_once");
+    assertThat(e.get("guarantee").asText()).isEqualTo("exactly_once");
+    assertThat(session.get("guarantee").asText()).isEqualTo("exactly_once");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) a).remove("guarantee");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) e).remove("guarantee");
+    assertThat(e).isEqualTo(a);
   }
 
   @Test
