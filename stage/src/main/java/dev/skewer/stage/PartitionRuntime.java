@@ -1,6 +1,7 @@
 package dev.skewer.stage;
 
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,8 +26,15 @@ import org.slf4j.LoggerFactory;
 /**
  * One stage's runtime: it consumes the input topic as a member of the stage's consumer group and
  * drives one {@link PartitionTask} per owned partition. Wiring of the shared parts: the {@link
- * ConsumerLoop} polls, {@link OrderedSender} sends, {@link PartitionOwnership} takes partitions
- * over, checkpoints, rewinds and fences them.
+ * ConsumerLoop} polls, {@link OrderedSender} ({@code at_least_once}) or {@link TransactionalSender}
+ * ({@code exactly_once}, one transactional producer per owned partition) sends, {@link
+ * PartitionOwnership} takes partitions over, checkpoints, rewinds and fences them.
+ *
+ * <p>The job's guarantee ({@link StageSettings#guarantee}) decides what a checkpoint is: {@code
+ * at_least_once} stores it once every output before it is acknowledged; {@code exactly_once} makes
+ * it one Kafka transaction with the outputs since the previous checkpoint and the input offset, so
+ * {@code read_committed} readers see outputs only at checkpoints, and never those of an owner that
+ * was replaced.
  *
  * <p>Per poll batch, on the event loop: the records of each consuming partition go to its task in
  * offset order (records of a partition being restored or rewound, or fetched before its last seek,
@@ -54,7 +62,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
   private final Clock clock;
 
   private ConsumerLoop loop;
-  private OrderedSender sender;
+  private Outputs sender;
   private PartitionOwnership<T> ownership;
   private Counter sendFailureCounter;
   private long tickTimer = -1;
@@ -98,25 +106,34 @@ public final class PartitionRuntime<T extends PartitionTask> {
     this.clock = clock;
   }
 
-  /** Creates the clients (on a worker), subscribes and starts polling. */
+  /**
+   * Creates the clients (on a worker), subscribes and starts polling. With {@code exactly_once} no
+   * shared producer is made: each partition gets its own when it is taken over.
+   */
   public Future<Void> start() {
     String tag = settings.stage();
     String id = settings.instanceId();
+    boolean exactlyOnce = settings.guarantee() == Guarantee.EXACTLY_ONCE;
     return vertx
         .executeBlocking(
             () -> {
-              Producer<byte[], byte[]> producer = clients.producer();
+              Producer<byte[], byte[]> producer = exactlyOnce ? null : clients.producer();
               try {
-                return Map.entry(clients.consumer(), producer);
+                return new Clients(clients.consumer(), producer);
               } catch (RuntimeException e) {
-                producer.close(Duration.ZERO);
+                if (producer != null) {
+                  producer.close(Duration.ZERO);
+                }
                 throw e;
               }
             })
         .map(
             c -> {
-              Consumer<byte[], byte[]> consumer = c.getKey();
-              sender = new OrderedSender(vertx, context, c.getValue());
+              Consumer<byte[], byte[]> consumer = c.consumer();
+              sender =
+                  exactlyOnce
+                      ? new TransactionalSender(vertx, clients, settings.transactionTimeout())
+                      : new OrderedSender(vertx, context, c.producer());
               loop =
                   new ConsumerLoop(
                       consumer,
@@ -131,7 +148,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
                       vertx, context, settings, factory, store, sender, loop, registry, clock);
               sendFailureCounter =
                   Counter.builder(StageMetrics.SEND_FAILURES).tag(tag, id).register(registry);
-              Gauge.builder(StageMetrics.PRODUCER_PENDING, sender, OrderedSender::pending)
+              Gauge.builder(StageMetrics.PRODUCER_PENDING, sender, Outputs::pending)
                   .tag(tag, id)
                   .register(registry);
               Gauge.builder(StageMetrics.OWNED, this, r -> r.ownedView.size())
@@ -146,14 +163,17 @@ public final class PartitionRuntime<T extends PartitionTask> {
                       settings.checkpointInterval().toMillis(), t -> ownership.checkpointAll());
               loop.start();
               LOG.info(
-                  "{}={} consuming topic={} (checkpoints every {})",
+                  "{}={} consuming topic={} (checkpoints every {}, {})",
                   tag,
                   id,
                   settings.inputTopic(),
-                  settings.checkpointInterval());
+                  settings.checkpointInterval(),
+                  settings.guarantee());
               return null;
             });
   }
+
+  private record Clients(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer) {}
 
   private volatile int failingView;
 
@@ -291,6 +311,11 @@ public final class PartitionRuntime<T extends PartitionTask> {
         action.accept(o.partition, o.task);
       }
     }
+  }
+
+  /** Checkpoints every consuming partition now, as the checkpoint timer would (tests). */
+  void checkpointNow() {
+    context.runOnContext(v -> ownership.checkpointAll());
   }
 
   /** Whether this runtime is doing its job (thread-safe; refreshed every tick). */
