@@ -125,7 +125,8 @@ public final class CoordinatorVerticle extends VerticleBase {
                           StageSettings.DEFAULT_TICK_INTERVAL,
                           settings.checkpointInterval(),
                           StageSettings.DEFAULT_POLL_TIMEOUT,
-                          StageSettings.DEFAULT_REVOKE_TIMEOUT),
+                          StageSettings.DEFAULT_REVOKE_TIMEOUT,
+                          job.guarantee()),
                       new KafkaStageClients(
                           settings.kafka(),
                           settings.groupId(),

@@ -4,6 +4,7 @@ import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.merge.WindowMerger;
 import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.wire.WireFormatException;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Makes the coordinator's {@link PartialsPartitionTask}s and holds what they share: the result
  * writer, the meters and the source partition count. A task restored from a checkpoint also gets
- * the results its previous owner wrote after that checkpoint ({@link WrittenResults}).
+ * the results its previous owner wrote after that checkpoint ({@link WrittenResults}; {@code
+ * at_least_once} only: with {@code exactly_once} those were aborted).
  */
 final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
@@ -71,8 +73,9 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
         checkpoint.isPresent()
             ? WindowMerger.restore(checkpoint.get().state(), sources, lateness, job.toSketchSpec())
             : new WindowMerger(sources, lateness, job.toSketchSpec());
+    // exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen
     WrittenResults written =
-        checkpoint.isPresent()
+        checkpoint.isPresent() && job.guarantee() == Guarantee.AT_LEAST_ONCE
             ? WrittenResults.scan(
                 kafka,
                 job.topics().results(),

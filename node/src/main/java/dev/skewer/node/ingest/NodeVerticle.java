@@ -95,7 +95,8 @@ public final class NodeVerticle extends VerticleBase {
                       settings.tickInterval(),
                       settings.checkpointInterval(),
                       StageSettings.DEFAULT_POLL_TIMEOUT,
-                      StageSettings.DEFAULT_REVOKE_TIMEOUT);
+                      StageSettings.DEFAULT_REVOKE_TIMEOUT,
+                      job.guarantee());
               runtime =
                   new PartitionRuntime<>(
                       vertx,
