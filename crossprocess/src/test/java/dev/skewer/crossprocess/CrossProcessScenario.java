@@ -3,6 +3,7 @@ package dev.skewer.crossprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.loadgen.produce.LoadSummary;
@@ -32,7 +33,9 @@ import org.junit.jupiter.api.AfterEach;
  * What every cross-process scenario shares: a cluster on the shared broker (or its own), the
  * 300,000-event workload with disorder, a hot key, late, malformed and future-dated events, the
  * paced producer feeding an {@link ExactReference}, and the final verdict — results exact per (key,
- * window) with sketches, the late topic and the DLQ exactly the reference's.
+ * window) with sketches, the late topic and the DLQ exactly the reference's; for an {@code
+ * exactly_once} job also no record written twice (no repeated (result key, revision), no duplicate
+ * side output).
  *
  * <p>The cluster is closed after each test, whatever happened; the children's logs stay in its work
  * dir under {@code target/crossprocess}. Each verdict is also appended to {@code
@@ -51,6 +54,7 @@ abstract class CrossProcessScenario {
 
   protected ClusterUnderTest cluster;
   private String finalsAudit = "";
+  private List<ConsumerRecord<byte[], byte[]>> lastResults;
 
   @AfterEach
   void closeCluster() {
@@ -118,13 +122,20 @@ abstract class CrossProcessScenario {
     ResultCheck.Report report = awaitResults(reference);
     SideOutput late = awaitSideOutput(cluster.job().topics().late(), reference.late());
     SideOutput dlq = awaitSideOutput(cluster.job().topics().dlq(), reference.dlq());
+    boolean exactlyOnce = cluster.job().guarantee() == Guarantee.EXACTLY_ONCE;
+    List<String> repeated = exactlyOnce ? repeatedResults(lastResults) : List.of();
     String verdict =
         String.format(
-            "%s %s: %s%s | %s | %s | logs %s",
+            "%s %s%s: %s%s | %s | %s | logs %s",
             Instant.now(),
             scenario,
+            exactlyOnce ? " (exactly_once)" : "",
             report.summary(),
-            categories(report.problems()) + finalsAudit,
+            categories(report.problems())
+                + finalsAudit
+                + (repeated.isEmpty()
+                    ? ""
+                    : " (repeated (key, revision)s: " + repeated.size() + ")"),
             late.summary(),
             dlq.summary(),
             cluster.workDir().toAbsolutePath());
@@ -140,7 +151,36 @@ abstract class CrossProcessScenario {
     softly.assertThat(report.resultCount()).as("events counted").isEqualTo(reference.totalCount());
     softly.assertThat(late.ok()).as(late.summary()).isTrue();
     softly.assertThat(dlq.ok()).as(dlq.summary()).isTrue();
+    if (exactlyOnce) {
+      softly
+          .assertThat(repeated.subList(0, Math.min(20, repeated.size())))
+          .as("(result key, revision)s written more than once (%d in all)", repeated.size())
+          .isEmpty();
+      softly.assertThat(late.duplicates()).as("late records written twice").isZero();
+      softly.assertThat(dlq.duplicates()).as("DLQ records written twice").isZero();
+    }
     softly.assertAll();
+  }
+
+  /** The (result key, revision) pairs that occur more than once among {@code results}. */
+  static List<String> repeatedResults(List<ConsumerRecord<byte[], byte[]>> results) {
+    if (results == null) {
+      return List.of();
+    }
+    Map<String, Integer> seen = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : results) {
+      String key = new String(r.key(), StandardCharsets.UTF_8);
+      int revision = ResultRecord.parse(key, r.value(), "key", "value").revision();
+      seen.merge(key + " revision " + revision, 1, Integer::sum);
+    }
+    List<String> out = new ArrayList<>();
+    seen.forEach(
+        (pair, n) -> {
+          if (n > 1) {
+            out.add(pair + " x" + n);
+          }
+        });
+    return out;
   }
 
   private ResultCheck.Report awaitResults(ExactReference reference) {
@@ -166,6 +206,7 @@ abstract class CrossProcessScenario {
               return last[0].ok() || System.nanoTime() - lastChangeNs[0] > RESULTS_QUIET.toNanos();
             });
     finalsAudit = duplicateFinals(lastResults.get());
+    this.lastResults = lastResults.get();
     return last[0];
   }
 
