@@ -211,8 +211,8 @@ final class ConsumerLoop {
   }
 
   /**
-   * The offset committed for a partition in the group (null: none), read on the poll thread. A
-   * {@code read_committed} consumer asks the broker for stable offsets: while a transaction that
+   * The offset committed for a partition in the group (null: none), read on the poll thread. The
+   * consumer asks the broker for stable offsets ({@code require_stable}): while a transaction that
    * commits offsets for the partition is still being completed, the broker makes it wait.
    */
   Future<OffsetAndMetadata> committed(int partition) {
