@@ -206,17 +206,22 @@ class EndToEndIT {
 
       // then every (key, window) gets exactly one exact final result
       ResultCheck.Report[] report = new ResultCheck.Report[1];
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                List<ConsumerRecord<byte[], byte[]>> results =
-                    TopicReader.readAll(
-                        kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
-                report[0] = ResultCheck.check(reference, results, "key", "value", true);
-                return report[0].ok();
-              });
+      try {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofSeconds(2))
+            .until(
+                () -> {
+                  List<ConsumerRecord<byte[], byte[]>> results =
+                      TopicReader.readAll(
+                          kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
+                  report[0] = ResultCheck.check(reference, results, "key", "value", true);
+                  return report[0].ok();
+                });
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError(
+            job.name() + ": " + (report[0] == null ? "no results read" : report[0].summary()), e);
+      }
       assertThat(report[0].problems()).isEmpty();
       System.err.printf(
           "e2e: %s; late %d, DLQ %d, windows expecting revisions %d%n",
