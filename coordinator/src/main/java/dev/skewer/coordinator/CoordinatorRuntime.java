@@ -2,42 +2,58 @@ package dev.skewer.coordinator;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.http.ApiVerticle;
+import dev.skewer.coordinator.query.QuerySettings;
+import dev.skewer.coordinator.query.QuerySide;
 import dev.skewer.coordinator.stream.CoordinatorVerticle;
-import dev.skewer.coordinator.topk.HazelcastTopKStore;
-import dev.skewer.coordinator.topk.InMemoryTopKStore;
-import dev.skewer.coordinator.topk.TopKStore;
 import dev.skewer.core.checkpoint.CheckpointStore;
-import dev.skewer.stage.Readiness;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.frontier.HazelcastFrontier;
+import dev.skewer.core.health.Readiness;
+import dev.skewer.core.job.JobNames;
+import dev.skewer.core.metrics.HazelcastMetrics;
+import dev.skewer.core.metrics.ProcessMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed. With
- * a Hazelcast member the top-K index is shared by every coordinator of the cluster; without one it
- * is local.
+ * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed, and
+ * its query side (the view of the results topic every query, top-K included, answers from).
  */
 public final class CoordinatorRuntime implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorRuntime.class);
-  private static final long TOP_K_TTL_SECONDS = 3600;
 
   private final Vertx vertx;
   private final CoordinatorVerticle merge;
   private final ApiVerticle api;
   private final CoordinatorSettings settings;
+  private final QuerySide query;
+  private final List<AutoCloseable> meters;
 
   private CoordinatorRuntime(
-      Vertx vertx, CoordinatorVerticle merge, ApiVerticle api, CoordinatorSettings settings) {
+      Vertx vertx,
+      CoordinatorVerticle merge,
+      ApiVerticle api,
+      CoordinatorSettings settings,
+      QuerySide query,
+      List<AutoCloseable> meters) {
     this.vertx = vertx;
     this.merge = merge;
     this.api = api;
     this.settings = settings;
+    this.query = query;
+    this.meters = meters;
   }
 
   /** Starts a coordinator and waits until it has subscribed and its HTTP port is bound. */
@@ -48,45 +64,141 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints)
       throws Exception {
+    return start(settings, QuerySettings.defaults(), hazelcast, registry, clock, checkpoints);
+  }
+
+  /** As above, with the query side's settings (view bound, API token, CORS origin). */
+  public static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      QuerySettings querySettings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints)
+      throws Exception {
+    Frontier frontier =
+        hazelcast == null
+            ? Frontier.none()
+            : HazelcastFrontier.forJob(hazelcast, JobNames.of(settings.job()));
+    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier);
+  }
+
+  /**
+   * Starts a coordinator publishing the global watermarks for the nodes through {@code frontier}.
+   */
+  public static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      QuerySettings querySettings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      Frontier frontier)
+      throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
-    TopKStore store =
-        hazelcast != null
-            ? new HazelcastTopKStore(hazelcast, TOP_K_TTL_SECONDS)
-            : new InMemoryTopKStore(settings.topKWindows());
+    JobNames names = JobNames.of(settings.job());
+    // the query side reads the late topic: results carry the late events it has seen per window
+    AtomicReference<QuerySide> querySide = new AtomicReference<>();
     CoordinatorVerticle merge =
-        new CoordinatorVerticle(settings, registry, clock, store, checkpoints, hazelcast);
-    ApiVerticle api =
-        new ApiVerticle(
-            settings.httpPort(),
-            store,
-            settings.job().topics().partialsPartitions(),
-            hazelcast,
+        new CoordinatorVerticle(
+            settings,
             registry,
-            () -> merge.readiness().ready(),
-            merge::hotKeyStatus);
+            clock,
+            checkpoints,
+            hazelcast,
+            frontier,
+            windowStartMs -> {
+              QuerySide q = querySide.get();
+              return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
+            });
+    QuerySide query =
+        QuerySide.start(
+            settings.job(),
+            settings.kafka(),
+            settings.coordinatorId(),
+            querySettings,
+            hazelcast,
+            clock,
+            merge::stageStatus);
+    querySide.set(query);
+    ApiVerticle api =
+        settings.httpPort() == CoordinatorSettings.NO_HTTP
+            ? null
+            : new ApiVerticle(
+                settings.httpHost(),
+                settings.httpPort(),
+                querySettings,
+                query.service(),
+                hazelcast,
+                names.hotKeysMap(),
+                registry,
+                () -> readiness(merge, query),
+                merge::hotKeyStatus);
+    List<AutoCloseable> meters = new ArrayList<>();
     try {
       vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
-      vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
+      if (api != null) {
+        vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
+      }
+      Tags tags = Tags.of("coordinator", settings.coordinatorId());
+      meters.add(ProcessMetrics.bindJvm(registry));
+      KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(merge.kafkaConsumer(), tags);
+      consumerMetrics.bindTo(registry);
+      meters.add(consumerMetrics);
+      if (merge.kafkaProducer() != null) {
+        // exactly_once: no shared producer (one transactional producer per owned partition)
+        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(merge.kafkaProducer(), tags);
+        producerMetrics.bindTo(registry);
+        meters.add(producerMetrics);
+      }
+      if (hazelcast != null) {
+        HazelcastMetrics.bind(registry, hazelcast, names, tags);
+      }
     } catch (Exception e) {
+      closeAll(meters);
+      query.close();
       vertx.close().await(10, TimeUnit.SECONDS);
       throw e;
     }
     LOG.info(
-        "coordinator={} started, HTTP API on port {}", settings.coordinatorId(), api.actualPort());
-    return new CoordinatorRuntime(vertx, merge, api, settings);
+        "coordinator={} started, HTTP API on port {}",
+        settings.coordinatorId(),
+        api == null ? "none" : api.actualPort());
+    return new CoordinatorRuntime(vertx, merge, api, settings, query, meters);
   }
 
+  /** The query side (results view, side-output counts) of this coordinator. */
+  public QuerySide query() {
+    return query;
+  }
+
+  /** The HTTP port actually bound, or -1 without an HTTP server. */
   public int httpPort() {
-    return api.actualPort();
+    return api == null ? -1 : api.actualPort();
+  }
+
+  /** What {@code /health/ready} reports. */
+  public Readiness readiness() {
+    return readiness(merge, query);
+  }
+
+  /**
+   * Ready when the merge stage is and the query view has read what the results topic held at start
+   * (before that the query API answers 503, so a load balancer should not send it requests).
+   */
+  private static Readiness readiness(CoordinatorVerticle merge, QuerySide query) {
+    Readiness r = merge.readiness();
+    if (r.ready() && !query.view().caughtUp()) {
+      return Readiness.down(
+          "the query view is still reading the results topic ("
+              + query.view().records()
+              + " results read so far)");
+    }
+    return r;
   }
 
   public Set<Integer> ownedPartitions() {
     return merge.ownedPartitions();
-  }
-
-  /** Whether the coordinator is restored and consuming (for {@code /health/ready}). */
-  public Readiness readiness() {
-    return merge.readiness();
   }
 
   public long sendFailures() {
@@ -95,10 +207,22 @@ public final class CoordinatorRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    query.close();
     try {
       vertx.close().await(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       LOG.warn("coordinator={} did not close cleanly", settings.coordinatorId(), e);
+    }
+    closeAll(meters);
+  }
+
+  private static void closeAll(List<AutoCloseable> meters) {
+    for (AutoCloseable m : meters) {
+      try {
+        m.close();
+      } catch (Exception e) {
+        LOG.debug("closing meters failed", e);
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.skewer.coordinator;
 
 import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import java.time.Duration;
@@ -12,37 +13,44 @@ import java.util.Objects;
  * @param coordinatorId a name for logs and metric tags
  * @param job the job every process reads
  * @param kafka bootstrap servers and client properties
- * @param groupId the consumer group of all coordinators
- * @param httpPort the HTTP API port (0 = any free port)
+ * @param groupId the consumer group of all coordinators; null = {@code skewer-<job>-coordinators}
+ *     ({@link JobNames#coordinatorsGroup()})
+ * @param httpHost the address the HTTP API binds
+ * @param httpPort the HTTP API port: 0 = any free port, {@link #NO_HTTP} = no HTTP server
  * @param maxPendingRecords produced records awaiting acknowledgement above which polling pauses
- * @param topKWindows how many recent windows the top-K index keeps per partition
  * @param checkpointInterval how often each owned partials partition is checkpointed
- * @param hotKeys hot-key detection and publication
+ * @param hotKeys hot-key detection and publication; a null topic becomes the job's hot-key topic
+ * @param provision whether missing internal topics (the hot-key topic) may be created
  */
 public record CoordinatorSettings(
     String coordinatorId,
     JobSpec job,
     KafkaSettings kafka,
     String groupId,
+    String httpHost,
     int httpPort,
     int maxPendingRecords,
-    int topKWindows,
     Duration checkpointInterval,
-    HotKeySettings hotKeys) {
+    HotKeySettings hotKeys,
+    boolean provision) {
 
-  public static final String DEFAULT_GROUP_ID = "skewer-coordinators";
+  public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
   public static final int DEFAULT_HTTP_PORT = 8080;
+
+  /** {@link #httpPort} of a coordinator without HTTP server. */
+  public static final int NO_HTTP = -1;
+
   public static final int DEFAULT_MAX_PENDING_RECORDS = 100_000;
-  public static final int DEFAULT_TOP_K_WINDOWS = 360;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(5);
 
   public CoordinatorSettings {
     Objects.requireNonNull(coordinatorId, "coordinatorId");
     Objects.requireNonNull(job, "job");
     Objects.requireNonNull(kafka, "kafka");
-    groupId = groupId == null ? DEFAULT_GROUP_ID : groupId;
-    if (httpPort < 0 || httpPort > 65535) {
-      throw new IllegalArgumentException("httpPort must be in [0, 65535], was " + httpPort);
+    groupId = groupId == null ? JobNames.of(job).coordinatorsGroup() : groupId;
+    httpHost = httpHost == null ? DEFAULT_HTTP_HOST : httpHost;
+    if (httpPort < NO_HTTP || httpPort > 65535) {
+      throw new IllegalArgumentException("httpPort must be in [-1, 65535], was " + httpPort);
     }
     if (maxPendingRecords < 1) {
       throw new IllegalArgumentException(
@@ -55,8 +63,8 @@ public record CoordinatorSettings(
           "checkpointInterval must be > 0, was " + checkpointInterval);
     }
     hotKeys = hotKeys == null ? HotKeySettings.defaults() : hotKeys;
-    if (topKWindows < 1) {
-      throw new IllegalArgumentException("topKWindows must be >= 1, was " + topKWindows);
+    if (hotKeys.topic() == null) {
+      hotKeys = hotKeys.withTopic(JobNames.of(job).hotKeysTopic());
     }
   }
 
@@ -67,24 +75,27 @@ public record CoordinatorSettings(
         job,
         kafka,
         groupId,
+        httpHost,
         httpPort,
         maxPendingRecords,
-        topKWindows,
         checkpointInterval,
-        hotKeys);
+        hotKeys,
+        provision);
   }
 
+  /** Defaults: the job's group, HTTP on loopback {@code httpPort}, topics created when missing. */
   public static CoordinatorSettings of(
       String coordinatorId, JobSpec job, KafkaSettings kafka, int httpPort) {
     return new CoordinatorSettings(
         coordinatorId,
         job,
         kafka,
-        DEFAULT_GROUP_ID,
+        null,
+        DEFAULT_HTTP_HOST,
         httpPort,
         DEFAULT_MAX_PENDING_RECORDS,
-        DEFAULT_TOP_K_WINDOWS,
         DEFAULT_CHECKPOINT_INTERVAL,
-        HotKeySettings.defaults());
+        HotKeySettings.defaults(),
+        true);
   }
 }

@@ -2,14 +2,17 @@ package dev.skewer.crossprocess;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.skewer.coordinator.hotkey.HotKeyPublisher;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.job.Guarantee;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.crossprocess.SkewerProcess.Role;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
-import dev.skewer.testkit.net.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -454,9 +457,18 @@ public final class ClusterUnderTest implements AutoCloseable {
           new ClusterUnderTest(
               name, workDir, b, ownBroker, job, jobFile, nodeList, coordinatorList);
       try {
-        try (Admin a = Admin.create(KafkaSettings.of(b.bootstrapServers()).adminConfig())) {
+        // every topic the children need: they run with --no-provision
+        KafkaSettings kafka = KafkaSettings.of(b.bootstrapServers());
+        try (Admin a = Admin.create(kafka.adminConfig())) {
           TopicProvisioner.ensureTopics(a, job.topics(), Duration.ofSeconds(60));
+          HotKeyPublisher.ensureTopic(
+              a,
+              JobNames.of(job).hotKeysTopic(),
+              job.topics().replicationFactor(),
+              Duration.ofSeconds(60),
+              true);
         }
+        HazelcastCheckpointStore.ensureTopic(kafka, name + ".checkpoints", true);
         int[] hzPorts = new int[nodes + coordinators];
         List<String> members = new ArrayList<>();
         for (int i = 0; i < hzPorts.length; i++) {

@@ -3,6 +3,9 @@ package dev.skewer.crossprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skewer.core.job.Guarantee;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.launcher.verify.ResultRecord;
@@ -52,6 +55,8 @@ abstract class CrossProcessScenario {
   /** Give up earlier when the results topic has not grown for this long after the load ended. */
   static final Duration RESULTS_QUIET = Duration.ofSeconds(25);
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   protected ClusterUnderTest cluster;
   private String finalsAudit = "";
   private List<ConsumerRecord<byte[], byte[]>> lastResults;
@@ -100,8 +105,7 @@ abstract class CrossProcessScenario {
 
   /** Starts producing {@code spec} to the cluster's events topic at {@code rate} events/s. */
   LoadRun produce(WorkloadSpec spec, ExactReference reference, double rate) {
-    return LoadRun.start(
-        cluster.bootstrap(), cluster.job().topics().events(), spec, reference, rate);
+    return LoadRun.start(cluster.bootstrap(), cluster.job(), spec, reference, rate);
   }
 
   /**
@@ -212,7 +216,8 @@ abstract class CrossProcessScenario {
 
   /**
    * For the (key, window)s with more than one revision-0 result: how many, and how many of those
-   * repeat the same value byte for byte (harmless to an upsert consumer) rather than differ.
+   * repeat the same result (byte for byte apart from its provenance, which names who wrote it:
+   * harmless to an upsert consumer) rather than differ.
    */
   static String duplicateFinals(List<ConsumerRecord<byte[], byte[]>> results) {
     if (results == null) {
@@ -222,9 +227,7 @@ abstract class CrossProcessScenario {
     for (ConsumerRecord<byte[], byte[]> r : results) {
       String key = new String(r.key(), StandardCharsets.UTF_8);
       if (ResultRecord.parse(key, r.value(), "key", "value").revision() == 0) {
-        finals
-            .computeIfAbsent(key, k -> new ArrayList<>())
-            .add(new String(r.value(), StandardCharsets.UTF_8));
+        finals.computeIfAbsent(key, k -> new ArrayList<>()).add(withoutProvenance(r.value()));
       }
     }
     long repeated = 0;
@@ -242,6 +245,18 @@ abstract class CrossProcessScenario {
         : String.format(
             " (repeated finals: %d (key, window)s, %d of them byte-identical)",
             repeated, identical);
+  }
+
+  private static String withoutProvenance(byte[] value) {
+    try {
+      JsonNode json = JSON.readTree(value);
+      if (json instanceof ObjectNode o) {
+        o.remove("provenance");
+      }
+      return json.toString();
+    } catch (IOException e) {
+      return new String(value, StandardCharsets.UTF_8);
+    }
   }
 
   private SideOutput awaitSideOutput(String topic, List<GeneratedEvent> expected) {

@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -132,7 +134,7 @@ class FailoverTimingIT {
     try (LoadRun load =
             LoadRun.start(
                 cluster.bootstrap(),
-                cluster.job().topics().events(),
+                cluster.job(),
                 Workload.live(spec, Clock.systemUTC()),
                 null,
                 RATE);
@@ -273,7 +275,7 @@ class FailoverTimingIT {
       int p,
       long epochBefore,
       long t0,
-      java.util.function.Predicate<StreamWatcher.Seen> condition) {
+      Predicate<StreamWatcher.Seen> condition) {
     return watcher.watermarks(p).stream()
         .filter(
             s -> s.seenMs() > t0 && s.watermark().epoch() > epochBefore && !s.watermark().idle())
@@ -282,7 +284,7 @@ class FailoverTimingIT {
         .findFirst();
   }
 
-  private static long median(List<Timing> ts, java.util.function.ToLongFunction<Timing> f) {
+  private static long median(List<Timing> ts, ToLongFunction<Timing> f) {
     long[] v = ts.stream().mapToLong(f).sorted().toArray();
     return v.length == 0 ? -1 : v[v.length / 2];
   }

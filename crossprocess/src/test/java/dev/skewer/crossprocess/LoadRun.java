@@ -2,6 +2,7 @@ package dev.skewer.crossprocess;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.skewer.core.job.JobSpec;
 import dev.skewer.loadgen.produce.LoadProducer;
 import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
@@ -33,9 +34,11 @@ final class LoadRun implements AutoCloseable {
   private final CompletableFuture<LoadSummary> summary = new CompletableFuture<>();
   private final String threadName;
 
-  private LoadRun(String bootstrap, String topic, ExactReference reference, double rate) {
+  private LoadRun(String bootstrap, JobSpec job, ExactReference reference, double rate) {
+    String topic = job.topics().events();
     this.producer =
         LoadProducer.builder(bootstrap, topic)
+            .job(job)
             .reference(reference)
             .rate(rate)
             .progress(p -> sent.set(p.sent()))
@@ -50,16 +53,19 @@ final class LoadRun implements AutoCloseable {
     this.threadName = "load-" + topic;
   }
 
-  /** Starts sending {@code spec}'s events to {@code topic} at {@code rate} events per second. */
+  /**
+   * Starts sending {@code spec}'s events to the job's events topic at {@code rate} events per
+   * second, salting hot keys as the job's hot-key table says.
+   */
   static LoadRun start(
-      String bootstrap, String topic, WorkloadSpec spec, ExactReference reference, double rate) {
-    return start(bootstrap, topic, Workload.of(spec), reference, rate);
+      String bootstrap, JobSpec job, WorkloadSpec spec, ExactReference reference, double rate) {
+    return start(bootstrap, job, Workload.of(spec), reference, rate);
   }
 
-  /** Starts sending {@code workload} to {@code topic} at {@code rate} events per second. */
+  /** Starts sending {@code workload} to the job's events topic at {@code rate} events/s. */
   static LoadRun start(
-      String bootstrap, String topic, Workload workload, ExactReference reference, double rate) {
-    LoadRun run = new LoadRun(bootstrap, topic, reference, rate);
+      String bootstrap, JobSpec job, Workload workload, ExactReference reference, double rate) {
+    LoadRun run = new LoadRun(bootstrap, job, reference, rate);
     Thread t =
         new Thread(
             () -> {

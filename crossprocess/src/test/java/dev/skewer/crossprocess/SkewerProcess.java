@@ -1,8 +1,10 @@
 package dev.skewer.crossprocess;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -100,7 +102,7 @@ public final class SkewerProcess implements AutoCloseable {
    * @param hazelcastPort this process's Hazelcast member port
    * @param hazelcastMembers every member of the cluster, this one included
    * @param kafkaProperties passed as {@code -X key=value}
-   * @param httpPort the coordinator's HTTP port (ignored for nodes)
+   * @param httpPort the HTTP port of /health and /metrics (and the coordinator API); 0 = none
    * @param extraArgs further CLI arguments (e.g. {@code --group g --checkpoint-topic t})
    * @param workDir where the log file and the child's logback config go
    */
@@ -376,10 +378,8 @@ public final class SkewerProcess implements AutoCloseable {
               c.add("-X");
               c.add(e.getKey() + "=" + e.getValue());
             });
-    if (spec.role() == Role.COORDINATOR) {
-      c.add("--http-port");
-      c.add(Integer.toString(spec.httpPort()));
-    }
+    c.add("--http-port"); // 0: no HTTP server
+    c.add(Integer.toString(spec.httpPort()));
     c.addAll(spec.extraArgs());
     return c;
   }
@@ -396,8 +396,8 @@ public final class SkewerProcess implements AutoCloseable {
     try {
       Path guard =
           Path.of(OrphanGuard.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      return Path.of(override).toAbsolutePath() + java.io.File.pathSeparator + guard;
-    } catch (java.net.URISyntaxException e) {
+      return Path.of(override).toAbsolutePath() + File.pathSeparator + guard;
+    } catch (URISyntaxException e) {
       throw new IllegalStateException("cannot locate " + OrphanGuard.class, e);
     }
   }

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -131,7 +132,7 @@ final class StreamWatcher implements AutoCloseable {
     } catch (WakeupException e) {
       // closing
     } finally {
-      consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 }

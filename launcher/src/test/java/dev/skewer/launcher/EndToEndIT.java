@@ -175,6 +175,7 @@ class EndToEndIT {
       LoadSummary sent;
       try (LoadProducer producer =
           LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+              .job(job)
               .reference(reference)
               .rate(failover ? 40_000 : 0)
               .build()) {

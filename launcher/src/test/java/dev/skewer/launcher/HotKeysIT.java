@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -235,10 +236,7 @@ class HotKeysIT {
               assertThat(r.count()).as(k).isEqualTo(p.count());
               assertThat(r.sum())
                   .as(k)
-                  .isCloseTo(
-                      p.sum(),
-                      org.assertj.core.api.Assertions.within(
-                          1e-6 * Math.max(1, Math.abs(p.sum()))));
+                  .isCloseTo(p.sum(), Assertions.within(1e-6 * Math.max(1, Math.abs(p.sum()))));
               assertThat(r.min()).as(k).isEqualTo(p.min());
               assertThat(r.max()).as(k).isEqualTo(p.max());
               assertThat(r.distinctEstimate())

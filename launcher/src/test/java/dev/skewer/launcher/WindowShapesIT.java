@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,16 +107,17 @@ class WindowShapesIT {
   @Test
   void shouldEmitExactHoppingWindows() throws Exception {
     JobSpec job = job("hopping", "{type: hopping, size: 10s, hop: 2s}", "3s");
-    run(job, ShapeReference.hopping(10_000, 2_000, 1_000, 3_000, 4), false, 3_000);
+    // an event is late only past lateness for all its windows: up to size + 3 x lateness behind
+    run(job, ShapeReference.hopping(10_000, 2_000, 1_000, 3_000, 4), false, 19_000);
   }
 
   @Test
   void shouldEmitExactSessionsMergedAcrossSaltedPartitions() throws Exception {
     JobSpec job = job("sessions", "{type: session, gap: 2s}", "10s");
-    run(job, ShapeReference.sessions(2_000, 1_000, 10_000, 4), true, 10_000);
+    run(job, ShapeReference.sessions(2_000, 1_000, 10_000, 4), true, 30_000);
   }
 
-  private void run(JobSpec job, ShapeReference reference, boolean sessions, long latenessMs)
+  private void run(JobSpec job, ShapeReference reference, boolean sessions, long lateSpanMs)
       throws Exception {
     // given a running cluster whose consumer groups have settled
     try (LocalCluster cluster =
@@ -135,7 +137,7 @@ class WindowShapesIT {
           int k = Math.min(199, (int) Math.abs(random.nextGaussian() * 60));
           long t = now - random.nextInt(1_001);
           if (random.nextInt(100) < 2) {
-            t = now - 1_000 - random.nextInt((int) (3 * latenessMs)); // within and beyond lateness
+            t = now - 1_000 - random.nextInt((int) lateSpanMs); // within and beyond lateness
           } else if (sessions && Math.floorMod(t / (1_500 + 40L * k), 2) == 1) {
             continue; // silences between sessions
           }
@@ -198,7 +200,7 @@ class WindowShapesIT {
                   }
                   return true;
                 });
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
+      } catch (ConditionTimeoutException e) {
         throw new AssertionError(job.name() + ": " + lastDiff[0], e);
       }
       long revisions = 0;

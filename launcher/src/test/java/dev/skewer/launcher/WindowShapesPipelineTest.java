@@ -244,7 +244,7 @@ class WindowShapesPipelineTest {
       long end = Long.MIN_VALUE;
       for (PartitionAggregator node : nodes) {
         node.finalizeOpenSlices();
-        end = Math.max(end, node.watermarkMs());
+        end = Math.max(end, Math.max(node.watermarkMs(), node.closeThroughMs()));
       }
       round();
       for (int p = 0; p < SOURCES; p++) {

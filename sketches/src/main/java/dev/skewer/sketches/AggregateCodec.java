@@ -23,7 +23,15 @@ import java.util.Objects;
  */
 public final class AggregateCodec {
   /** The format version, the first byte of every encoding; bumped on any layout change. */
-  public static final int FORMAT_VERSION = 1;
+  public static final int FORMAT_VERSION = 2;
+
+  /**
+   * Format 1, still read: the same layout without quantile mode 2 (raw values beside the centroids)
+   * and without the heavy-hitter candidates' cached estimates (a format-1 candidate gets its
+   * current estimate). Without candidates, a format-1 encoding re-encodes to the same bytes under
+   * version 2.
+   */
+  public static final int FORMAT_VERSION_1 = 1;
 
   private static final int FLAG_DISTINCT = 1;
   private static final int FLAG_FREQUENCIES = 2;
@@ -87,9 +95,15 @@ public final class AggregateCodec {
 
   private static Aggregate decode(ByteSource in) {
     int version = in.readUnsignedByte("format version");
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
       throw new CodecException(
-          "unsupported format version " + version + " (this build reads " + FORMAT_VERSION + ")");
+          "unsupported format version "
+              + version
+              + " (this build reads "
+              + FORMAT_VERSION_1
+              + " and "
+              + FORMAT_VERSION
+              + ")");
     }
     SketchSpec spec = decodeSpec(in);
     long count = in.readVarLong("count");
@@ -125,7 +139,12 @@ public final class AggregateCodec {
     FrequencySketch frequencies =
         spec.frequencies()
             ? FrequencySketch.decodeFrom(
-                in, spec.cmsEpsilon(), spec.cmsDelta(), spec.heavyHitterCapacity(), count)
+                in,
+                spec.cmsEpsilon(),
+                spec.cmsDelta(),
+                spec.heavyHitterCapacity(),
+                count,
+                version != FORMAT_VERSION_1)
             : null;
     QuantileSketch quantiles =
         spec.quantiles() ? QuantileSketch.decodeFrom(in, spec.tdigestCompression(), count) : null;

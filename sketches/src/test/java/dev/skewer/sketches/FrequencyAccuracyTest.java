@@ -2,6 +2,7 @@ package dev.skewer.sketches;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -98,7 +99,7 @@ class FrequencyAccuracyTest {
   }
 
   private static int sample(double[] cdf, double u) {
-    int i = java.util.Arrays.binarySearch(cdf, u);
+    int i = Arrays.binarySearch(cdf, u);
     return i >= 0 ? i : Math.min(cdf.length - 1, -i - 1);
   }
 }

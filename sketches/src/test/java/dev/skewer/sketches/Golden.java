@@ -50,13 +50,18 @@ final class Golden {
 
   /** Prints golden lines; run by hand when the format version changes. */
   public static void main(String[] args) {
-    String[] names = {"counts-only", "small", "mid-dense"};
+    String[] names = {"counts-only", "small", "mid-dense", "quantiles-raw", "quantiles-folded"};
     SketchSpec[] specs = {
       SketchSpec.countsOnly(2),
       Events.smallSpec(1, 16),
-      SketchSpec.countsOnly(1).withDistinct(10, 20).withFrequencies(0.05, 0.05, 8).withQuantiles(50)
+      SketchSpec.countsOnly(1)
+          .withDistinct(10, 20)
+          .withFrequencies(0.05, 0.05, 8)
+          .withQuantiles(50),
+      SketchSpec.countsOnly(0).withQuantiles(50),
+      SketchSpec.countsOnly(0).withQuantiles(50)
     };
-    int[] lengths = {3, 40, 3000};
+    int[] lengths = {3, 40, 3000, 300, 1024};
     for (int i = 0; i < names.length; i++) {
       Aggregate a =
           Events.aggregate(specs[i], Events.stream(42 + i, lengths[i], specs[i], 2000, 100));

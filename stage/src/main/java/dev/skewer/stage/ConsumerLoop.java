@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -474,7 +475,7 @@ final class ConsumerLoop {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           return;
         }
       }

@@ -45,6 +45,7 @@ final class OrderedSender implements Outputs {
   private final Set<Future<Void>> unacknowledgedBatches = new HashSet<>();
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong failuresSinceSuccess = new AtomicLong();
   private List<Outgoing> buffer = new ArrayList<>();
   private Future<?> last = Future.succeededFuture();
 
@@ -83,6 +84,8 @@ final class OrderedSender implements Outputs {
                       (metadata, e) -> {
                         if (e != null) {
                           failed(o, e);
+                        } else {
+                          failuresSinceSuccess.set(0);
                         }
                         done(left, acknowledged);
                       });
@@ -105,6 +108,7 @@ final class OrderedSender implements Outputs {
 
   private void failed(Outgoing o, Exception e) {
     failures.incrementAndGet();
+    failuresSinceSuccess.incrementAndGet();
     o.origin().failed(e);
   }
 
@@ -128,6 +132,12 @@ final class OrderedSender implements Outputs {
   @Override
   public long failures() {
     return failures.get();
+  }
+
+  /** Records the producer failed since it last acknowledged one. Thread-safe. */
+  @Override
+  public long failuresSinceSuccess() {
+    return failuresSinceSuccess.get();
   }
 
   /** Completes when everything dispatched so far has been handed to the producer. */

@@ -19,6 +19,9 @@ interface Outputs {
   /** Records that could not be sent, ever. Thread-safe. */
   long failures();
 
+  /** Records that could not be sent since one was last acknowledged (readiness). Thread-safe. */
+  long failuresSinceSuccess();
+
   /** Sends what is left and closes the producer(s); event loop only. */
   Future<Void> close(Duration timeout);
 }

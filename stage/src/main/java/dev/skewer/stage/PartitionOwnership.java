@@ -57,10 +57,11 @@ import org.slf4j.LoggerFactory;
  *       transaction; the partition's producer is flushed; if a record failed the transaction is
  *       aborted, else the checkpoint record, the input offset (with its pointer) and the outputs
  *       are committed together, the store keeps a copy, and a new transaction begins.
- *   <li><b>Rewind.</b> When a record of a task cannot be sent, a transaction cannot be committed,
- *       or the task throws, the task is dropped and the partition taken over again from its last
- *       checkpoint, under a new epoch; what it emitted since is emitted again and replaces the old
- *       downstream ({@code exactly_once}: the old was aborted, readers never saw it).
+ *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, a
+ *       transaction cannot be committed, or the task throws, the task is dropped and the partition
+ *       taken over again from its last stored (committed) checkpoint, under a new epoch; what it
+ *       emitted since is emitted again and replaces the old downstream ({@code exactly_once}: the
+ *       old was aborted, readers never saw it).
  *   <li><b>Fencing.</b> When the store refuses a checkpoint because a newer epoch owns the
  *       partition, or the broker refuses the partition's producer ({@code ProducerFencedException},
  *       {@code InvalidProducerEpochException}), this owner was a zombie: its task is dropped; if
@@ -97,7 +98,7 @@ final class PartitionOwnership<T extends PartitionTask> {
     LOST_SEND,
     /** {@code exactly_once}: the transaction could not be committed and was aborted. */
     ABORTED,
-    /** {@code at_least_once}: the store failed; the next checkpoint tries again. */
+    /** {@code at_least_once}: the store failed; the partition rewinds to its last stored one. */
     FAILED
   }
 
@@ -547,9 +548,11 @@ final class PartitionOwnership<T extends PartitionTask> {
                   case LOST_SEND ->
                       rewind(o, "a produced record was lost since the last checkpoint");
                   case ABORTED -> rewind(o, "its transaction could not be committed");
-                  default -> {
-                    // SAVED; FAILED (at_least_once) is retried by the next checkpoint
-                  }
+                  case FAILED ->
+                      // the task went on from a state no checkpoint holds; going back to the last
+                      // stored one keeps every later replay identical to what is processed now
+                      rewind(o, "its checkpoint could not be stored");
+                  case SAVED -> {}
                 }
               }
             });

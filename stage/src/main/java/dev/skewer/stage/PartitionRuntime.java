@@ -1,6 +1,7 @@
 package dev.skewer.stage;
 
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -10,6 +11,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +66,8 @@ public final class PartitionRuntime<T extends PartitionTask> {
 
   private ConsumerLoop loop;
   private Outputs sender;
+  private volatile Consumer<byte[], byte[]> consumer;
+  private volatile Producer<byte[], byte[]> producer;
   private PartitionOwnership<T> ownership;
   private Counter sendFailureCounter;
   private long tickTimer = -1;
@@ -117,23 +122,24 @@ public final class PartitionRuntime<T extends PartitionTask> {
     return vertx
         .executeBlocking(
             () -> {
-              Producer<byte[], byte[]> producer = exactlyOnce ? null : clients.producer();
+              Producer<byte[], byte[]> created = exactlyOnce ? null : clients.producer();
               try {
-                return new Clients(clients.consumer(), producer);
+                return new Clients(clients.consumer(), created);
               } catch (RuntimeException e) {
-                if (producer != null) {
-                  producer.close(Duration.ZERO);
+                if (created != null) {
+                  created.close(Duration.ZERO);
                 }
                 throw e;
               }
             })
         .map(
             c -> {
-              Consumer<byte[], byte[]> consumer = c.consumer();
+              consumer = c.consumer();
+              producer = c.producer();
               sender =
                   exactlyOnce
                       ? new TransactionalSender(vertx, clients, settings.transactionTimeout())
-                      : new OrderedSender(vertx, context, c.producer());
+                      : new OrderedSender(vertx, context, producer);
               loop =
                   new ConsumerLoop(
                       consumer,
@@ -286,18 +292,37 @@ public final class PartitionRuntime<T extends PartitionTask> {
     ownedView = Set.copyOf(active);
     failingView = ownership.failing();
     Readiness r;
+    List<Integer> waiting = new ArrayList<>();
+    for (int p : ownership.assignedByGroup()) {
+      if (!active.contains(p)) {
+        waiting.add(p);
+      }
+    }
+    Collections.sort(waiting);
+    long failedSends = sender == null ? 0 : sender.failuresSinceSuccess();
     if (stopping) {
       r = Readiness.down("stopping");
     } else if (!joined) {
-      r = Readiness.down("joining the consumer group of " + settings.inputTopic());
+      r =
+          Readiness.down(
+              "waiting for the consumer group to assign partitions of " + settings.inputTopic());
     } else if (failingView > 0) {
       r = Readiness.down(failingView + " partition(s) failing repeatedly; see the ERROR log");
-    } else if (restoring > 0 || !active.containsAll(ownership.assignedByGroup())) {
-      r = Readiness.down("restoring " + restoring + " partition(s)");
+    } else if (!waiting.isEmpty()) {
+      r =
+          Readiness.down(
+              "partitions " + waiting + " of " + settings.inputTopic() + " not restored yet");
+    } else if (failedSends > 0) {
+      r = Readiness.down(failedSends + " produced records failed since the last success");
     } else if (lastPollFailure != null && clock.millis() - lastPollFailureMs < 10_000) {
       r = Readiness.down("polling fails: " + lastPollFailure);
     } else {
-      r = Readiness.up();
+      r =
+          Readiness.up(
+              active.size()
+                  + " partitions of "
+                  + settings.inputTopic()
+                  + " restored and consuming");
     }
     readiness = r;
   }
@@ -316,6 +341,19 @@ public final class PartitionRuntime<T extends PartitionTask> {
   /** Checkpoints every consuming partition now, as the checkpoint timer would (tests). */
   void checkpointNow() {
     context.runOnContext(v -> ownership.checkpointAll());
+  }
+
+  /** The stage's consumer once started, else null: for client metrics only. */
+  public Consumer<byte[], byte[]> consumer() {
+    return consumer;
+  }
+
+  /**
+   * The stage's shared producer once started, else null: for client metrics only. Null with {@code
+   * exactly_once}, where each owned partition has a transactional producer of its own.
+   */
+  public Producer<byte[], byte[]> producer() {
+    return producer;
   }
 
   /** Whether this runtime is doing its job (thread-safe; refreshed every tick). */

@@ -25,8 +25,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * transaction commits, and enters the next transaction. Held records count as {@link #pending}, so
  * back-pressure bounds them too.
  *
- * <p>Methods other than {@link #pending} and {@link #failures} are called on the runtime's event
- * loop.
+ * <p>Methods other than {@link #pending}, {@link #failures} and {@link #failuresSinceSuccess} are
+ * called on the runtime's event loop.
  */
 final class TransactionalSender implements Outputs {
 
@@ -41,6 +41,7 @@ final class TransactionalSender implements Outputs {
   private final Duration transactionTimeout;
   private final AtomicLong pending = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong failuresSinceSuccess = new AtomicLong();
   private final Set<Channel> channels = new LinkedHashSet<>();
 
   TransactionalSender(Vertx vertx, StageClients clients, Duration transactionTimeout) {
@@ -86,6 +87,11 @@ final class TransactionalSender implements Outputs {
   @Override
   public long failures() {
     return failures.get();
+  }
+
+  @Override
+  public long failuresSinceSuccess() {
+    return failuresSinceSuccess.get();
   }
 
   /** Closes every channel still open (their open transactions are aborted by the broker). */
@@ -164,6 +170,8 @@ final class TransactionalSender implements Outputs {
               pending.decrementAndGet();
               if (e != null) {
                 failed(e);
+              } else {
+                failuresSinceSuccess.set(0);
               }
             });
       } catch (RuntimeException e) {
@@ -176,6 +184,7 @@ final class TransactionalSender implements Outputs {
     private void failed(Exception e) {
       if (!closed) {
         failures.incrementAndGet();
+        failuresSinceSuccess.incrementAndGet();
         origin.failed(e);
       }
     }

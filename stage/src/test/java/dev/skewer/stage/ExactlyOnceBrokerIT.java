@@ -10,7 +10,9 @@ import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.Guarantee;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,7 +20,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,10 +64,7 @@ class ExactlyOnceBrokerIT {
     kafka.createTopic(RuntimeHarness.IN, 1, Map.of());
     kafka.createTopic(CountingTask.OUT, 1, Map.of());
     kafka.createTopic(CountingTask.ANNOUNCE, 1, Map.of());
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = FreePorts.next();
     hazelcast =
         HazelcastMembers.start(
             ClusterSettings.loopback("eos-it-" + port, port, List.of("127.0.0.1:" + port)),
@@ -74,7 +72,11 @@ class ExactlyOnceBrokerIT {
             "node");
     store =
         HazelcastCheckpointStore.create(
-            hazelcast, KafkaSettings.of(kafka.bootstrapServers()), "it.checkpoints");
+            hazelcast,
+            KafkaSettings.of(kafka.bootstrapServers()),
+            JobNames.of("eos-it"),
+            "it.checkpoints",
+            true);
   }
 
   @AfterAll

@@ -1,5 +1,6 @@
 package dev.skewer.stage;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -40,7 +41,7 @@ class GatedProducer extends MockProducer<byte[], byte[]> {
     String failing = failingTopic;
     if (failing != null && failing.equals(record.topic())) {
       callback.onCompletion(null, failure);
-      return java.util.concurrent.CompletableFuture.failedFuture(failure);
+      return CompletableFuture.failedFuture(failure);
     }
     Future<RecordMetadata> f = super.send(record, callback); // throws when fenced or closed
     unacknowledged++;

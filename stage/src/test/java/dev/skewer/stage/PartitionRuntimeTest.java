@@ -7,6 +7,7 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import io.vertx.core.Future;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -277,7 +278,7 @@ class PartitionRuntimeTest {
           .until(
               () ->
                   !h.runtime.readiness().ready()
-                      && h.runtime.readiness().reason().contains("failing"));
+                      && h.runtime.readiness().detail().contains("failing"));
       Thread.sleep(1_500);
       double rewinds = h.registry.get(StageMetrics.REWINDS).counter().count();
       assertThat(rewinds).isBetween(2.0, 4.0); // no fast loop: 0 s, 1 s, 2 s, 4 s ... apart
@@ -313,7 +314,7 @@ class PartitionRuntimeTest {
   }
 
   private static byte[] state(long count) {
-    return java.nio.ByteBuffer.allocate(8).putLong(count).array();
+    return ByteBuffer.allocate(8).putLong(count).array();
   }
 
   private static List<String> keys(List<ProducerRecord<byte[], byte[]>> records) {

@@ -4,8 +4,9 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyCodec;
-import dev.skewer.core.hotkey.HotKeyFollower;
 import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.kafka.MissingTopicException;
+import dev.skewer.core.kafka.TopicProvisioner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes the hot-key table: to the compacted topic (one record per changed key, a tombstone per
  * key that left the table; see {@link HotKeyCodec}) and, when a Hazelcast instance is given, to the
- * IMap {@value #MAP_NAME} (key → encoded value, removed when the key leaves).
+ * job's IMap ({@code skewer.<job>.hotkeys}, {@link dev.skewer.core.job.JobNames#hotKeysMap()}; key
+ * → encoded value, removed when the key leaves).
  *
  * <p>Blocking: {@link #publish} returns once the broker acknowledged every record; run it off the
  * event loop. It publishes only the changes since the last successful publication, so calling it
@@ -43,29 +45,35 @@ public final class HotKeyPublisher implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HotKeyPublisher.class);
 
-  /** Name of the Hazelcast map that mirrors the table. */
-  public static final String MAP_NAME = "skewer.hotkeys";
-
   public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
 
   private final Producer<byte[], byte[]> producer;
   private final boolean ownsProducer;
   private final String topic;
   private final HazelcastInstance hazelcast;
+  private final String mapName;
   private HotKeyTable published = HotKeyTable.EMPTY;
 
   /**
    * @param producer sends the records (not closed by {@link #close})
    * @param topic the compacted hot-key topic
    * @param hazelcast where to mirror the table, or {@code null}
+   * @param mapName the IMap mirroring the table (the job's {@code hotKeysMap()})
    */
   public HotKeyPublisher(
-      Producer<byte[], byte[]> producer, String topic, HazelcastInstance hazelcast) {
-    this(producer, false, topic, hazelcast);
+      Producer<byte[], byte[]> producer,
+      String topic,
+      HazelcastInstance hazelcast,
+      String mapName) {
+    this(producer, false, topic, hazelcast, mapName);
   }
 
   private HotKeyPublisher(
-      Producer<byte[], byte[]> producer, boolean owns, String topic, HazelcastInstance hazelcast) {
+      Producer<byte[], byte[]> producer,
+      boolean owns,
+      String topic,
+      HazelcastInstance hazelcast,
+      String mapName) {
     if (producer == null) {
       throw new IllegalArgumentException("producer must not be null");
     }
@@ -76,13 +84,26 @@ public final class HotKeyPublisher implements AutoCloseable {
     this.ownsProducer = owns;
     this.topic = topic;
     this.hazelcast = hazelcast;
+    if (hazelcast != null && (mapName == null || mapName.isBlank())) {
+      throw new IllegalArgumentException("mapName must not be blank: '" + mapName + "'");
+    }
+    this.mapName = mapName;
+  }
+
+  /** As the constructor, but {@link #close} also closes {@code producer}. */
+  public static HotKeyPublisher owning(
+      Producer<byte[], byte[]> producer,
+      String topic,
+      HazelcastInstance hazelcast,
+      String mapName) {
+    return new HotKeyPublisher(producer, true, topic, hazelcast, mapName);
   }
 
   /**
    * A publisher with its own idempotent producer on {@code bootstrap} (closed by {@link #close}).
    */
   public static HotKeyPublisher create(
-      String bootstrap, String topic, HazelcastInstance hazelcast) {
+      String bootstrap, String topic, HazelcastInstance hazelcast, String mapName) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -91,12 +112,21 @@ public final class HotKeyPublisher implements AutoCloseable {
     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
     config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-hotkeys-publisher");
-    return new HotKeyPublisher(new KafkaProducer<>(config), true, topic, hazelcast);
+    return new HotKeyPublisher(new KafkaProducer<>(config), true, topic, hazelcast, mapName);
   }
 
-  /** Creates the compacted hot-key topic (one partition) unless it exists. Blocking. */
+  /**
+   * Creates the compacted hot-key topic (one partition) unless it exists. Blocking.
+   *
+   * @param create false: only check that it exists ({@code --no-provision})
+   * @throws MissingTopicException when it does not exist and {@code create} is false
+   */
   public static void ensureTopic(
-      Admin admin, String topic, short replicationFactor, Duration timeout) {
+      Admin admin, String topic, short replicationFactor, Duration timeout, boolean create) {
+    if (!create) {
+      TopicProvisioner.requireTopics(admin, List.of(topic), timeout, "the hot-key topic");
+      return;
+    }
     NewTopic t =
         new NewTopic(topic, 1, replicationFactor)
             .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
@@ -151,7 +181,7 @@ public final class HotKeyPublisher implements AutoCloseable {
       throw new IllegalStateException("interrupted publishing hot keys to topic " + topic, e);
     }
     if (hazelcast != null) {
-      IMap<String, byte[]> map = hazelcast.getMap(MAP_NAME);
+      IMap<String, byte[]> map = hazelcast.getMap(mapName);
       Map<String, byte[]> upserts = new HashMap<>();
       for (HotKey h : changes.upserted()) {
         upserts.put(h.key(), HotKeyCodec.encodeValue(h));
@@ -176,20 +206,15 @@ public final class HotKeyPublisher implements AutoCloseable {
     return published;
   }
 
-  /** The table mirrored in {@code hazelcast}'s {@value #MAP_NAME} (e.g. for the HTTP API). */
-  public static HotKeyTable readHazelcast(HazelcastInstance hazelcast) {
-    IMap<String, byte[]> map = hazelcast.getMap(MAP_NAME);
+  /** The table mirrored in {@code hazelcast}'s map {@code mapName} (e.g. for the HTTP API). */
+  public static HotKeyTable readHazelcast(HazelcastInstance hazelcast, String mapName) {
+    IMap<String, byte[]> map = hazelcast.getMap(mapName);
     List<HotKey> entries = new ArrayList<>();
     Set<Map.Entry<String, byte[]>> all = map.entrySet();
     for (Map.Entry<String, byte[]> e : all) {
       entries.add(HotKeyCodec.decode(HotKeyCodec.encodeKey(e.getKey()), e.getValue()));
     }
     return HotKeyTable.of(entries);
-  }
-
-  /** Default topic name, the same the producer side follows. */
-  public static String defaultTopic() {
-    return HotKeyFollower.DEFAULT_TOPIC;
   }
 
   @Override

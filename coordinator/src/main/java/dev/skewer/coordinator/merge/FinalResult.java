@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param dimensions the dimension values of the earliest event ({@code input.dimensions} order,
  *     null where absent); empty when none were carried
  * @param supersededByStartMs the start of the absorbing session, or {@link #NOT_SUPERSEDED}
+ * @param sources the source partitions (and their epochs) whose Partials are merged
  */
 public record FinalResult(
     String key,
@@ -25,7 +26,8 @@ public record FinalResult(
     Aggregate aggregate,
     int revision,
     String[] dimensions,
-    long supersededByStartMs) {
+    long supersededByStartMs,
+    ResultSources sources) {
 
   /** {@link #supersededByStartMs} of a live result. */
   public static final long NOT_SUPERSEDED = Long.MIN_VALUE;
@@ -36,12 +38,41 @@ public record FinalResult(
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(aggregate, "aggregate");
     dimensions = dimensions == null ? NONE : dimensions;
+    sources = sources == null ? ResultSources.NONE : sources;
+  }
+
+  /** A result whose sources are not tracked (tests, batch recomputation). */
+  public FinalResult(
+      String key,
+      long windowStartMs,
+      long windowEndMs,
+      Aggregate aggregate,
+      int revision,
+      String[] dimensions,
+      long supersededByStartMs) {
+    this(
+        key,
+        windowStartMs,
+        windowEndMs,
+        aggregate,
+        revision,
+        dimensions,
+        supersededByStartMs,
+        ResultSources.NONE);
   }
 
   /** A live result without dimensions. */
   public FinalResult(
       String key, long windowStartMs, long windowEndMs, Aggregate aggregate, int revision) {
-    this(key, windowStartMs, windowEndMs, aggregate, revision, NONE, NOT_SUPERSEDED);
+    this(
+        key,
+        windowStartMs,
+        windowEndMs,
+        aggregate,
+        revision,
+        NONE,
+        NOT_SUPERSEDED,
+        ResultSources.NONE);
   }
 
   /**

@@ -14,13 +14,18 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Hopping windows composed from slices: per (key, slice) the latest Partial of each source; window
- * {@code [e - size, e)} (e on the grid {@code k*hop + size}) is closed when the global watermark
- * reaches e and emitted once per key with data in it (revision 0), merging its slices in slice then
- * source order. A Partial that changes a slice after one of its windows closed revises every
- * closed, not yet dropped window containing the slice (a key's first data in a closed window is
- * that window's revision 0). A slice is dropped with the last window containing it, at that
- * window's end + allowed lateness.
+ * Hopping windows composed from slices: per (key, slice, first window end) the latest Partial of
+ * each source ({@link SourcePartials}). A slice's Partials normally count in every window
+ * containing the slice; events a node took in after some of those windows were past lateness travel
+ * with a later {@linkplain Partial#firstWindowEndMs() first window end} and count only from that
+ * window on (lateness per window, as in Flink).
+ *
+ * <p>Window {@code [e - size, e)} (e on the grid {@code k*hop + size}) is closed when the close
+ * watermark reaches e and emitted once per key with data in it (revision 0), merging its slices in
+ * slice, then first-window-end, then source order. A Partial that changes a slice after one of its
+ * windows closed revises every closed, not yet dropped window it counts in (a key's first data in a
+ * closed window is that window's revision 0). A window is dropped when the lateness watermark
+ * reaches its end + allowed lateness; a slice with its last window.
  *
  * <p>Implementation note: composing costs size/slice merges per (key, window); a two-stacks or DABA
  * sliding aggregation (Tangwongsan et al., 2017) would make that O(1) amortised, but t-digest
@@ -42,8 +47,8 @@ final class HoppingMerge implements SliceMerge {
   private long droppedThroughMs = Long.MIN_VALUE; // windows ending at or before are dropped
   // per window end: key -> last revision, only for windows revised or first emitted late
   private final TreeMap<Long, HashMap<String, Integer>> revisions = new TreeMap<>();
-  // slices changed after one of their windows closed: slice start -> keys
-  private final TreeMap<Long, TreeSet<String>> lateChanged = new TreeMap<>();
+  // parts changed after one of their windows closed: slice start -> key -> lowest changed cut
+  private final TreeMap<Long, TreeMap<String, Long>> lateChanged = new TreeMap<>();
 
   // derived
   private long heldPartials;
@@ -62,32 +67,39 @@ final class HoppingMerge implements SliceMerge {
     if (p.sliceEndMs() - s != shape.sliceMs() || Math.floorMod(s, shape.sliceMs()) != 0) {
       return Outcome.MISMATCHED;
     }
+    long cut = p.firstWindowEndMs();
+    if (cut < shape.firstWindowEndMs(s)
+        || cut > shape.lastWindowEndMs(s)
+        || Math.floorMod(cut - sizeMs, hopMs) != 0) {
+      return Outcome.MISMATCHED;
+    }
     if (shape.lastWindowEndMs(s) <= droppedThroughMs) {
       return Outcome.LATE;
     }
-    HashMap<String, KeySlice> keys = slices.computeIfAbsent(s, k -> new HashMap<>());
-    KeySlice ks = keys.get(p.key());
+    KeySlice ks = slices.computeIfAbsent(s, k -> new HashMap<>()).get(p.key());
     if (ks == null) {
-      ks = new KeySlice(new SourcePartials(sourcePartitions), closedThroughMs);
-      keys.put(p.key(), ks);
+      ks = new KeySlice();
+      slices.get(s).put(p.key(), ks);
     }
-    int heldBefore = ks.sources.held();
-    Outcome outcome = ks.sources.offer(p);
-    heldPartials += ks.sources.held() - heldBefore;
-    if (outcome != Outcome.CHANGED) {
-      return outcome;
+    Part part = ks.parts.get(cut);
+    if (part == null) {
+      part = new Part(new SourcePartials(sourcePartitions), closedThroughMs);
+      ks.parts.put(cut, part);
     }
-    if (shape.firstWindowEndMs(s) <= closedThroughMs) {
-      lateChanged.computeIfAbsent(s, k -> new TreeSet<>()).add(p.key());
+    int heldBefore = part.sources.held();
+    Outcome outcome = part.sources.offer(p);
+    heldPartials += part.sources.held() - heldBefore;
+    if (outcome == Outcome.CHANGED && cut <= closedThroughMs) {
+      lateChanged.computeIfAbsent(s, k -> new TreeMap<>()).merge(p.key(), cut, Math::min);
     }
-    return Outcome.CHANGED;
+    return outcome;
   }
 
   @Override
-  public int advance(long globalMs, ResultSink sink) {
+  public int advance(long closeMs, long latenessMs, ResultSink sink) {
     int emitted = revise(sink);
-    emitted += close(globalMs, sink);
-    drop(globalMs);
+    emitted += close(closeMs, sink);
+    drop(latenessMs);
     return emitted;
   }
 
@@ -97,12 +109,14 @@ final class HoppingMerge implements SliceMerge {
       return 0;
     }
     TreeMap<Long, TreeSet<String>> toRevise = new TreeMap<>();
-    for (Map.Entry<Long, TreeSet<String>> e : lateChanged.entrySet()) {
+    for (Map.Entry<Long, TreeMap<String, Long>> e : lateChanged.entrySet()) {
       long s = e.getKey();
       long last = Math.min(shape.lastWindowEndMs(s), closedThroughMs);
-      for (long end = shape.firstWindowEndMs(s); end <= last; end += hopMs) {
-        if (end > droppedThroughMs) {
-          toRevise.computeIfAbsent(end, k -> new TreeSet<>()).addAll(e.getValue());
+      for (Map.Entry<String, Long> k : e.getValue().entrySet()) {
+        for (long end = k.getValue(); end <= last; end += hopMs) {
+          if (end > droppedThroughMs) {
+            toRevise.computeIfAbsent(end, x -> new TreeSet<>()).add(k.getKey());
+          }
         }
       }
     }
@@ -126,17 +140,21 @@ final class HoppingMerge implements SliceMerge {
   private boolean emittedAtClose(String key, long end) {
     for (HashMap<String, KeySlice> keys : slices.subMap(end - sizeMs, true, end, false).values()) {
       KeySlice ks = keys.get(key);
-      if (ks != null && ks.createdClosedThroughMs < end) {
-        return true;
+      if (ks != null) {
+        for (Part part : ks.parts.headMap(end, true).values()) {
+          if (part.createdClosedThroughMs < end) {
+            return true;
+          }
+        }
       }
     }
     return false;
   }
 
-  /** Closes every window ending at or before {@code globalMs}, skipping windows with no data. */
-  private int close(long globalMs, ResultSink sink) {
+  /** Closes every window ending at or before {@code closeMs}, skipping windows with no data. */
+  private int close(long closeMs, ResultSink sink) {
     if (slices.isEmpty()) {
-      closedThroughMs = Math.max(closedThroughMs, floorEnd(globalMs));
+      closedThroughMs = Math.max(closedThroughMs, floorEnd(closeMs));
       return 0;
     }
     int emitted = 0;
@@ -144,11 +162,11 @@ final class HoppingMerge implements SliceMerge {
         closedThroughMs == Long.MIN_VALUE
             ? shape.firstWindowEndMs(slices.firstKey())
             : closedThroughMs + hopMs;
-    while (end <= globalMs) {
+    while (end <= closeMs) {
       var inWindow = slices.subMap(end - sizeMs, true, end, false);
       if (inWindow.isEmpty()) {
         Long next = slices.ceilingKey(end);
-        if (next == null || shape.firstWindowEndMs(next) > globalMs) {
+        if (next == null || shape.firstWindowEndMs(next) > closeMs) {
           break;
         }
         end = shape.firstWindowEndMs(next);
@@ -156,7 +174,11 @@ final class HoppingMerge implements SliceMerge {
       }
       TreeSet<String> keys = new TreeSet<>();
       for (HashMap<String, KeySlice> k : inWindow.values()) {
-        keys.addAll(k.keySet());
+        for (Map.Entry<String, KeySlice> e : k.entrySet()) {
+          if (e.getValue().countsIn(end)) {
+            keys.add(e.getKey());
+          }
+        }
       }
       for (String key : keys) {
         sink.accept(compose(key, end, 0));
@@ -165,12 +187,12 @@ final class HoppingMerge implements SliceMerge {
       closedThroughMs = end;
       end += hopMs;
     }
-    closedThroughMs = Math.max(closedThroughMs, floorEnd(globalMs));
+    closedThroughMs = Math.max(closedThroughMs, floorEnd(closeMs));
     return emitted;
   }
 
-  private void drop(long globalMs) {
-    long through = floorEnd(Snapshots.saturatingAdd(globalMs, -allowedLatenessMs));
+  private void drop(long latenessMs) {
+    long through = floorEnd(Snapshots.saturatingAdd(latenessMs, -allowedLatenessMs));
     if (through <= droppedThroughMs) {
       return;
     }
@@ -183,7 +205,9 @@ final class HoppingMerge implements SliceMerge {
         break; // later slices are in later windows
       }
       for (KeySlice ks : e.getValue().values()) {
-        heldPartials -= ks.sources.held();
+        for (Part part : ks.parts.values()) {
+          heldPartials -= part.sources.held();
+        }
       }
       lateChanged.remove(e.getKey());
       it.remove();
@@ -198,31 +222,46 @@ final class HoppingMerge implements SliceMerge {
     return Math.floorDiv(t - sizeMs, hopMs) * hopMs + sizeMs;
   }
 
-  /** Merges the key's slices of the window ending at {@code end}, in slice then source order. */
+  /**
+   * Merges the key's Partials counting in the window ending at {@code end}, in slice, then first
+   * window end, then source order.
+   */
   private FinalResult compose(String key, long end, int revision) {
     Aggregate merged = Aggregate.empty(sketchSpec);
     Partial earliest = null;
+    ResultSources.Builder sources = new ResultSources.Builder();
     for (HashMap<String, KeySlice> keys : slices.subMap(end - sizeMs, true, end, false).values()) {
       KeySlice ks = keys.get(key);
       if (ks == null) {
         continue;
       }
-      ks.sources.mergeInto(merged);
-      Partial e = ks.sources.earliest();
-      if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
-        earliest = e;
+      for (Part part : ks.parts.headMap(end, true).values()) {
+        part.sources.mergeInto(merged);
+        part.sources.addSourcesTo(sources);
+        Partial e = part.sources.earliest();
+        if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
+          earliest = e;
+        }
       }
     }
     String[] dimensions = earliest == null ? null : earliest.dimensions();
     return new FinalResult(
-        key, end - sizeMs, end, merged, revision, dimensions, FinalResult.NOT_SUPERSEDED);
+        key,
+        end - sizeMs,
+        end,
+        merged,
+        revision,
+        dimensions,
+        FinalResult.NOT_SUPERSEDED,
+        sources.build());
   }
 
   /** The merged aggregate of (key, window ending at windowEndMs), or null if nothing is held. */
   Aggregate merged(String key, long windowEndMs) {
     for (HashMap<String, KeySlice> keys :
         slices.subMap(windowEndMs - sizeMs, true, windowEndMs, false).values()) {
-      if (keys.containsKey(key)) {
+      KeySlice ks = keys.get(key);
+      if (ks != null && ks.countsIn(windowEndMs)) {
         return compose(key, windowEndMs, 0).aggregate();
       }
     }
@@ -249,16 +288,21 @@ final class HoppingMerge implements SliceMerge {
       out.writeInt(e.getValue().size());
       for (Map.Entry<String, KeySlice> k : e.getValue().entrySet()) {
         Snapshots.writeString(out, k.getKey());
-        out.writeLong(k.getValue().createdClosedThroughMs);
-        k.getValue().sources.writeTo(out);
+        out.writeInt(k.getValue().parts.size());
+        for (Map.Entry<Long, Part> p : k.getValue().parts.entrySet()) {
+          out.writeLong(p.getKey());
+          out.writeLong(p.getValue().createdClosedThroughMs);
+          p.getValue().sources.writeTo(out);
+        }
       }
     }
     out.writeInt(lateChanged.size());
-    for (Map.Entry<Long, TreeSet<String>> e : lateChanged.entrySet()) {
+    for (Map.Entry<Long, TreeMap<String, Long>> e : lateChanged.entrySet()) {
       out.writeLong(e.getKey());
       out.writeInt(e.getValue().size());
-      for (String key : e.getValue()) {
-        Snapshots.writeString(out, key);
+      for (Map.Entry<String, Long> k : e.getValue().entrySet()) {
+        Snapshots.writeString(out, k.getKey());
+        out.writeLong(k.getValue());
       }
     }
     out.writeInt(revisions.size());
@@ -272,12 +316,17 @@ final class HoppingMerge implements SliceMerge {
     }
   }
 
+  /**
+   * Reads what {@link #writeTo} wrote; {@code legacy} reads the layout of format-2 snapshots (one
+   * part per key and slice, late changes as key sets).
+   */
   static HoppingMerge readFrom(
       ByteBuffer in,
       WindowShape.Hopping shape,
       long allowedLatenessMs,
       SketchSpec sketchSpec,
-      int sourcePartitions) {
+      int sourcePartitions,
+      boolean legacy) {
     HoppingMerge m = new HoppingMerge(shape, allowedLatenessMs, sketchSpec);
     m.closedThroughMs = in.getLong();
     m.droppedThroughMs = in.getLong();
@@ -288,9 +337,15 @@ final class HoppingMerge implements SliceMerge {
       HashMap<String, KeySlice> keys = new HashMap<>();
       for (int k = 0; k < keyCount; k++) {
         String key = Snapshots.readString(in);
-        long created = in.getLong();
-        KeySlice ks = new KeySlice(SourcePartials.readFrom(in, sourcePartitions), created);
-        m.heldPartials += ks.sources.held();
+        KeySlice ks = new KeySlice();
+        int parts = legacy ? 1 : Snapshots.count(in, 17);
+        for (int p = 0; p < parts; p++) {
+          long cut = legacy ? shape.firstWindowEndMs(s) : in.getLong();
+          long created = in.getLong();
+          Part part = new Part(SourcePartials.readFrom(in, sourcePartitions), created);
+          m.heldPartials += part.sources.held();
+          ks.parts.put(cut, part);
+        }
         keys.put(key, ks);
       }
       m.slices.put(s, keys);
@@ -299,9 +354,10 @@ final class HoppingMerge implements SliceMerge {
     for (int i = 0; i < lateCount; i++) {
       long s = in.getLong();
       int n = Snapshots.count(in, 4);
-      TreeSet<String> keys = new TreeSet<>();
+      TreeMap<String, Long> keys = new TreeMap<>();
       for (int k = 0; k < n; k++) {
-        keys.add(Snapshots.readString(in));
+        String key = Snapshots.readString(in);
+        keys.put(key, legacy ? shape.firstWindowEndMs(s) : in.getLong());
       }
       m.lateChanged.put(s, keys);
     }
@@ -318,11 +374,21 @@ final class HoppingMerge implements SliceMerge {
     return m;
   }
 
+  /** A key's Partials of one slice, by the first window they count in. */
   private static final class KeySlice {
+    final TreeMap<Long, Part> parts = new TreeMap<>();
+
+    /** Whether any of them counts in the window ending at {@code end}. */
+    boolean countsIn(long end) {
+      return !parts.headMap(end, true).isEmpty();
+    }
+  }
+
+  private static final class Part {
     final SourcePartials sources;
     final long createdClosedThroughMs; // closedThroughMs when the first Partial arrived
 
-    KeySlice(SourcePartials sources, long createdClosedThroughMs) {
+    Part(SourcePartials sources, long createdClosedThroughMs) {
       this.sources = sources;
       this.createdClosedThroughMs = createdClosedThroughMs;
     }

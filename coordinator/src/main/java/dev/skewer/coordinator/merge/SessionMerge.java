@@ -24,15 +24,17 @@ import java.util.TreeMap;
  * session is a chain of events each less than gap after the previous, every event is in some slice
  * extent, and extents less than gap apart contain events less than gap apart.
  *
- * <p>Emission (EMIT FINAL): a session whose last event is at {@code e} is final when the global
+ * <p>Emission (EMIT FINAL): a session whose last event is at {@code e} is final when the close
  * watermark reaches the first slice boundary at or after {@code e + gap}; it is emitted once,
- * revision 0, under result key {@code key@start}. Until that boundary + allowed lateness, a late
- * Partial that changes it yields the next revision; one that extends it to an earlier start, or
- * bridges it with another emitted session, emits the merged session under the earliest start
- * (revision = 1 + the highest revision it absorbs) and then each absorbed result key once more,
- * superseded (empty aggregate, {@link FinalResult#supersededByStartMs}). A session is dropped at
- * its close boundary + allowed lateness; the node's lateness rule (slice end + allowed lateness)
- * guarantees no accepted event can still join a dropped session.
+ * revision 0, under result key {@code key@start}. Until the lateness watermark reaches that
+ * boundary + one slice + allowed lateness, a late Partial that changes it yields the next revision;
+ * one that extends it to an earlier start, or bridges it with another emitted session, emits the
+ * merged session under the earliest start (revision = 1 + the highest revision it absorbs) and then
+ * each absorbed result key once more, superseded (empty aggregate, {@link
+ * FinalResult#supersededByStartMs}). Sessions are dropped by cluster (sessions less than two gaps
+ * apart), once the lateness watermark is past what any node may still accept near them (see {@link
+ * #dropBoundary}); nodes announce a lateness watermark only after the Partials it covers, so no
+ * accepted event can still meet a dropped session.
  *
  * <p>Not thread-safe.
  */
@@ -48,10 +50,11 @@ final class SessionMerge implements SliceMerge {
 
   // checkpointed state
   private final HashMap<String, KeySessions> keys = new HashMap<>();
-  private long lastGlobalMs = Long.MIN_VALUE;
+  private long lastLatenessMs = Long.MIN_VALUE; // the highest lateness watermark seen
 
   // derived (rebuilt on restore)
-  private final TreeMap<Long, LinkedHashSet<String>> due = new TreeMap<>();
+  private final TreeMap<Long, LinkedHashSet<String>> due = new TreeMap<>(); // by close time
+  private final TreeMap<Long, LinkedHashSet<String>> dropDue = new TreeMap<>(); // by drop time
   private final LinkedHashSet<String> dirty = new LinkedHashSet<>();
   private long heldPartials;
 
@@ -72,9 +75,9 @@ final class SessionMerge implements SliceMerge {
     if (p.sliceEndMs() - s != sliceMs || Math.floorMod(s, sliceMs) != 0) {
       return Outcome.MISMATCHED;
     }
-    if (lastGlobalMs != Long.MIN_VALUE
-        && Snapshots.saturatingAdd(closeBoundary(p.lastEventMs()), allowedLatenessMs)
-            <= lastGlobalMs) {
+    if (lastLatenessMs != Long.MIN_VALUE
+        && dropBoundary(p.lastEventMs()) <= lastLatenessMs
+        && !joinsHeldSession(p)) {
       return Outcome.LATE;
     }
     KeySessions ks = keys.computeIfAbsent(p.key(), k -> new KeySessions());
@@ -94,68 +97,135 @@ final class SessionMerge implements SliceMerge {
     return Outcome.CHANGED;
   }
 
+  /**
+   * Whether a Partial's extent is less than the gap from a slice still held for its key: it then
+   * belongs to a session not yet dropped, however old its own events are.
+   */
+  private boolean joinsHeldSession(Partial p) {
+    KeySessions ks = keys.get(p.key());
+    if (ks == null) {
+      return false;
+    }
+    long from = Snapshots.saturatingAdd(p.firstEventMs(), -gapMs - sliceMs);
+    long to = Snapshots.saturatingAdd(p.lastEventMs(), gapMs);
+    for (SessionSlice slice : ks.slices.subMap(from, true, to, true).values()) {
+      if (slice.sources.lastEventMs() > p.firstEventMs() - gapMs
+          && slice.sources.firstEventMs() < p.lastEventMs() + gapMs) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * When the cluster of sessions (sessions less than two gaps apart) whose last event is at {@code
+   * lastEventMs} is dropped: two gaps and three slices after that event's close boundary + allowed
+   * lateness. A node accepts an event on its own only when its session would accept events (close
+   * boundary + slice + lateness after the lateness watermark), and otherwise only into a session of
+   * its partition that accepts events, of the same cluster; either way every session the event is
+   * less than the gap from is still held when its Partial arrives.
+   */
+  private long dropBoundary(long lastEventMs) {
+    return Snapshots.saturatingAdd(
+        Snapshots.saturatingAdd(closeBoundary(lastEventMs), 3 * sliceMs + 2 * gapMs),
+        allowedLatenessMs);
+  }
+
   @Override
-  public int advance(long globalMs, ResultSink sink) {
-    lastGlobalMs = Math.max(lastGlobalMs, globalMs);
+  public int advance(long closeMs, long latenessMs, ResultSink sink) {
+    lastLatenessMs = Math.max(lastLatenessMs, latenessMs);
     LinkedHashSet<String> todo = new LinkedHashSet<>(dirty);
     dirty.clear();
-    NavigableMap<Long, LinkedHashSet<String>> ready = due.headMap(globalMs, true);
-    for (LinkedHashSet<String> k : ready.values()) {
-      todo.addAll(k);
-    }
-    ready.clear();
+    take(due.headMap(closeMs, true), todo);
+    take(dropDue.headMap(latenessMs, true), todo);
     int emitted = 0;
     for (String key : todo) {
       KeySessions ks = keys.get(key);
       if (ks != null) {
-        emitted += process(key, ks, globalMs, sink);
+        emitted += process(key, ks, closeMs, latenessMs, sink);
       }
     }
     return emitted;
   }
 
-  private int process(String key, KeySessions ks, long globalMs, ResultSink sink) {
+  private static void take(
+      NavigableMap<Long, LinkedHashSet<String>> ready, LinkedHashSet<String> todo) {
+    for (LinkedHashSet<String> k : ready.values()) {
+      todo.addAll(k);
+    }
+    ready.clear();
+  }
+
+  private int process(String key, KeySessions ks, long closeMs, long latenessMs, ResultSink sink) {
     unschedule(key, ks);
     int emitted = 0;
-    long nextDue = NOT_DUE;
-    for (Session session : sessions(ks)) {
+    long nextClose = NOT_DUE;
+    long nextDrop = NOT_DUE;
+    List<Session> sessions = sessions(ks);
+    for (Session session : sessions) {
       long close = closeBoundary(session.lastMs);
-      if (close > globalMs) {
-        nextDue = Math.min(nextDue, close);
-        continue;
-      }
-      emitted += emitIfNeeded(key, ks, session, sink);
-      long drop = Snapshots.saturatingAdd(close, allowedLatenessMs);
-      if (drop <= globalMs) {
-        for (SessionSlice slice : session.slices) {
-          heldPartials -= slice.sources.held();
-        }
-        ks.slices.subMap(session.firstSliceMs, true, session.lastSliceMs, true).clear();
-        ks.emitted.headMap(session.lastMs, true).clear();
+      if (close > closeMs) {
+        nextClose = Math.min(nextClose, close);
       } else {
-        nextDue = Math.min(nextDue, drop);
+        emitted += emitIfNeeded(key, ks, session, sink);
       }
+    }
+    // clusters: runs of sessions less than two gaps apart, dropped together once closed
+    int i = 0;
+    while (i < sessions.size()) {
+      int j = i;
+      while (j + 1 < sessions.size()
+          && sessions.get(j + 1).firstMs - sessions.get(j).lastMs < 2 * gapMs) {
+        j++;
+      }
+      Session last = sessions.get(j);
+      long drop = dropBoundary(last.lastMs);
+      if (drop <= latenessMs && closeBoundary(last.lastMs) <= closeMs) {
+        for (int k = i; k <= j; k++) {
+          Session session = sessions.get(k);
+          for (SessionSlice slice : session.slices) {
+            heldPartials -= slice.sources.held();
+          }
+          ks.slices.subMap(session.firstSliceMs, true, session.lastSliceMs, true).clear();
+        }
+        ks.emitted.headMap(last.lastMs, true).clear();
+      } else {
+        nextDrop = Math.min(nextDrop, drop);
+      }
+      i = j + 1;
     }
     if (ks.slices.isEmpty()) {
       keys.remove(key);
-    } else if (nextDue != NOT_DUE) {
-      ks.dueAtMs = nextDue;
-      due.computeIfAbsent(nextDue, t -> new LinkedHashSet<>()).add(key);
+      return emitted;
+    }
+    if (nextClose != NOT_DUE) {
+      ks.dueAtMs = nextClose;
+      due.computeIfAbsent(nextClose, t -> new LinkedHashSet<>()).add(key);
+    }
+    if (nextDrop != NOT_DUE) {
+      ks.dropDueAtMs = nextDrop;
+      dropDue.computeIfAbsent(nextDrop, t -> new LinkedHashSet<>()).add(key);
     }
     return emitted;
   }
 
   private void unschedule(String key, KeySessions ks) {
-    if (ks.dueAtMs != NOT_DUE) {
-      LinkedHashSet<String> at = due.get(ks.dueAtMs);
-      if (at != null) {
-        at.remove(key);
-        if (at.isEmpty()) {
-          due.remove(ks.dueAtMs);
+    ks.dueAtMs = unschedule(due, key, ks.dueAtMs);
+    ks.dropDueAtMs = unschedule(dropDue, key, ks.dropDueAtMs);
+  }
+
+  private static long unschedule(
+      TreeMap<Long, LinkedHashSet<String>> schedule, String key, long at) {
+    if (at != NOT_DUE) {
+      LinkedHashSet<String> keysAt = schedule.get(at);
+      if (keysAt != null) {
+        keysAt.remove(key);
+        if (keysAt.isEmpty()) {
+          schedule.remove(at);
         }
       }
-      ks.dueAtMs = NOT_DUE;
     }
+    return NOT_DUE;
   }
 
   /** The key's sessions: maximal runs of slices whose extents are less than the gap apart. */
@@ -193,8 +263,10 @@ final class SessionMerge implements SliceMerge {
     }
     Aggregate merged = Aggregate.empty(sketchSpec);
     Partial earliest = null;
+    ResultSources.Builder sources = new ResultSources.Builder();
     for (SessionSlice slice : session.slices) { // canonical order: slice, then source
       slice.sources.mergeInto(merged);
+      slice.sources.addSourcesTo(sources);
       Partial e = slice.sources.earliest();
       if (e != null && (earliest == null || e.firstEventMs() < earliest.firstEventMs())) {
         earliest = e;
@@ -210,7 +282,8 @@ final class SessionMerge implements SliceMerge {
             merged,
             revision,
             dimensions,
-            FinalResult.NOT_SUPERSEDED));
+            FinalResult.NOT_SUPERSEDED,
+            sources.build()));
     int emitted = 1;
     for (Map.Entry<Long, Emitted> x : covered.entrySet()) {
       if (x.getKey() != session.firstMs) {
@@ -262,7 +335,7 @@ final class SessionMerge implements SliceMerge {
 
   @Override
   public void writeTo(DataOutputStream out) throws IOException {
-    out.writeLong(lastGlobalMs);
+    out.writeLong(lastLatenessMs);
     out.writeInt(keys.size());
     for (Map.Entry<String, KeySessions> e : keys.entrySet()) {
       Snapshots.writeString(out, e.getKey());
@@ -289,7 +362,7 @@ final class SessionMerge implements SliceMerge {
       SketchSpec sketchSpec,
       int sourcePartitions) {
     SessionMerge m = new SessionMerge(shape, allowedLatenessMs, sketchSpec);
-    m.lastGlobalMs = in.getLong();
+    m.lastLatenessMs = in.getLong();
     int keyCount = Snapshots.count(in, 12);
     for (int i = 0; i < keyCount; i++) {
       String key = Snapshots.readString(in);
@@ -317,6 +390,7 @@ final class SessionMerge implements SliceMerge {
     final TreeMap<Long, SessionSlice> slices = new TreeMap<>();
     final TreeMap<Long, Emitted> emitted = new TreeMap<>(); // by session start
     long dueAtMs = NOT_DUE;
+    long dropDueAtMs = NOT_DUE;
   }
 
   private static final class SessionSlice {

@@ -26,8 +26,11 @@ interface SliceMerge {
 
   Outcome accept(Partial p, int sourcePartitions);
 
-  /** Emits finals and revisions up to {@code globalMs}, then drops what is past lateness. */
-  int advance(long globalMs, ResultSink sink);
+  /**
+   * Emits finals of the results ending at or before {@code closeMs} and revisions of closed ones,
+   * then drops what the lateness watermark {@code latenessMs} has put past allowed lateness.
+   */
+  int advance(long closeMs, long latenessMs, ResultSink sink);
 
   long heldPartials();
 

@@ -17,9 +17,13 @@ import java.util.Arrays;
  * timing live here once:
  *
  * <ul>
- *   <li><b>Replace, never add.</b> A Partial replaces the one held for its source; among Partials
- *       of one source a higher epoch wins, then a higher version; an older one is refused ({@link
- *       SliceMerge.Outcome#STALE}). A replayed Partial is therefore idempotent.
+ *   <li><b>Replace, never add; never go back.</b> A Partial replaces the one held for its source
+ *       only when it reflects more events (a higher version: the count of events folded in, the
+ *       same in every replay), whatever its epoch; one with fewer is refused ({@link
+ *       SliceMerge.Outcome#STALE}) — a replay cut into other batches passes through lower versions
+ *       on its way back up, and a published result must never lose events. A replayed Partial is
+ *       therefore idempotent and results only move forward. (Partials of an older epoch than the
+ *       source's newest are refused before they get here.)
  *   <li><b>Merge in source order.</b> The held Partials are merged by ascending source partition,
  *       never in arrival order (t-digest merging is not associative).
  * </ul>
@@ -52,13 +56,11 @@ final class SourcePartials {
     }
     Partial h = bySource[src];
     if (h != null) {
-      if (p.epoch() < h.epoch() || (p.epoch() == h.epoch() && p.version() < h.version())) {
+      if (p.version() < h.version()) {
         return SliceMerge.Outcome.STALE;
       }
-      if (Arrays.equals(h.aggregate(), p.aggregate())
-          && h.firstEventMs() == p.firstEventMs()
-          && h.lastEventMs() == p.lastEventMs()) {
-        bySource[src] = p;
+      if (p.version() == h.version()) {
+        // the same events (a replay); keep what was merged so a result never flips
         return SliceMerge.Outcome.UNCHANGED;
       }
     } else {
@@ -82,6 +84,15 @@ final class SourcePartials {
     Aggregate merged = Aggregate.empty(spec);
     mergeInto(merged);
     return merged;
+  }
+
+  /** Adds the held Partials' sources to {@code sources}. */
+  void addSourcesTo(ResultSources.Builder sources) {
+    for (Partial p : bySource) {
+      if (p != null) {
+        sources.add(p);
+      }
+    }
   }
 
   /** The held Partial whose first event is earliest (lowest source on ties), or null. */

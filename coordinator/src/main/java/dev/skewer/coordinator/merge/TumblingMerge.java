@@ -13,7 +13,7 @@ import java.util.TreeMap;
 
 /**
  * Tumbling windows: a slice is a window. Per (key, window) the latest Partial of each source
- * ({@link SourcePartials}); when the global watermark reaches a window's end every key of it is
+ * ({@link SourcePartials}); when the close watermark reaches a window's end every key of it is
  * merged and emitted once (revision 0); until end + allowed lateness a Partial that changes a (key,
  * window) yields the next revision on the next advance; then the window is dropped and later
  * Partials for it are {@link SliceMerge.Outcome#LATE}. Not thread-safe.
@@ -59,12 +59,12 @@ final class TumblingMerge implements SliceMerge {
   }
 
   @Override
-  public int advance(long globalMs, ResultSink sink) {
+  public int advance(long closeMs, long latenessMs, ResultSink sink) {
     int emitted = 0;
     Iterator<Map.Entry<Long, WindowEntry>> it = windows.entrySet().iterator();
     while (it.hasNext()) {
       WindowEntry window = it.next().getValue();
-      if (window.endMs > globalMs) {
+      if (window.endMs > closeMs) {
         break;
       }
       if (window.changedKeys > 0) {
@@ -76,6 +76,8 @@ final class TumblingMerge implements SliceMerge {
           kw.changed = false;
           kw.revision++;
           Partial earliest = kw.sources.earliest();
+          ResultSources.Builder sources = new ResultSources.Builder();
+          kw.sources.addSourcesTo(sources);
           sink.accept(
               new FinalResult(
                   e.getKey(),
@@ -84,12 +86,13 @@ final class TumblingMerge implements SliceMerge {
                   kw.sources.merged(sketchSpec),
                   kw.revision,
                   earliest == null ? null : earliest.dimensions(),
-                  FinalResult.NOT_SUPERSEDED));
+                  FinalResult.NOT_SUPERSEDED,
+                  sources.build()));
           emitted++;
         }
         window.changedKeys = 0;
       }
-      if (Snapshots.saturatingAdd(window.endMs, allowedLatenessMs) <= globalMs) {
+      if (Snapshots.saturatingAdd(window.endMs, allowedLatenessMs) <= latenessMs) {
         for (KeyWindow kw : window.keys.values()) {
           heldPartials -= kw.sources.held();
         }

@@ -31,10 +31,16 @@ import java.nio.ByteBuffer;
  *   <li>Per (key, slice) it keeps the latest Partial of each source partition ({@link
  *       SourcePartials}: replace, never add; merged in source order), so replays are idempotent and
  *       results do not depend on arrival order.
- *   <li>When the global watermark ({@link SourceWatermarks#global()}) reaches a result's end, the
- *       result is emitted once with revision 0; until end + allowed lateness a Partial that changes
- *       it yields the next revision on the next {@link #advance}; after that it is dropped, and a
- *       Partial for it is counted in {@link #latePartials()} and ignored.
+ *   <li>When the close watermark ({@link SourceWatermarks#global()}) reaches a result's end, the
+ *       result is emitted once with revision 0; until the lateness watermark ({@link
+ *       SourceWatermarks#latenessMs()}) reaches end + allowed lateness a Partial that changes it
+ *       yields the next revision on the next {@link #advance}; after that it is dropped, and a
+ *       Partial for it is counted in {@link #latePartials()} and ignored. Nodes announce a lateness
+ *       watermark only after the Partials it covers, so a late Partial means a zombie or a bug,
+ *       never a normal run.
+ *   <li>Messages of a source that follow a lost one (sequence numbers) are held, but its watermarks
+ *       are refused until its next epoch, so a lost Partial never lets a window close or drop
+ *       without it ({@link #lostMessages()}).
  * </ul>
  *
  * <p>Not thread-safe: one owner (the coordinator's event loop).
@@ -52,6 +58,7 @@ public final class WindowMerger {
   private long latePartials;
   private long stalePartials;
   private long mismatchedPartials;
+  private long lostMessages;
 
   /** A merger whose window shape is that of the first Partial it accepts. */
   public WindowMerger(int sourcePartitions, long allowedLatenessMs, SketchSpec sketchSpec) {
@@ -97,6 +104,7 @@ public final class WindowMerger {
       stalePartials++;
       return;
     }
+    countLoss(p.sourcePartition(), p.seq());
     if (shape == null) {
       fixShape(p.shape());
     } else if (!shape.equals(p.shape())) {
@@ -117,7 +125,23 @@ public final class WindowMerger {
    * @return false if it was refused as stale
    */
   public boolean accept(Watermark w) {
-    return watermarks.update(w);
+    boolean gapBefore =
+        w.sourcePartition() < watermarks.sourcePartitions()
+            && watermarks.gap(w.sourcePartition())
+            && watermarks.epoch(w.sourcePartition()) == w.epoch();
+    boolean accepted = watermarks.update(w);
+    if (!accepted && !gapBefore && watermarks.gap(w.sourcePartition())) {
+      lostMessages++; // this watermark revealed the loss
+    }
+    return accepted;
+  }
+
+  private void countLoss(int source, long seq) {
+    boolean before = watermarks.gap(source);
+    watermarks.observeSeq(source, seq);
+    if (!before && watermarks.gap(source)) {
+      lostMessages++;
+    }
   }
 
   /** Grows the source partition count (from topic metadata). */
@@ -132,11 +156,11 @@ public final class WindowMerger {
    * @return the number of results emitted
    */
   public int advance(ResultSink sink) {
-    long global = watermarks.global();
-    if (global == Long.MIN_VALUE || engine == null) {
+    long close = watermarks.global();
+    if (close == Long.MIN_VALUE || engine == null) {
       return 0;
     }
-    return engine.advance(global, sink);
+    return engine.advance(close, watermarks.latenessMs(), sink);
   }
 
   /**
@@ -156,8 +180,14 @@ public final class WindowMerger {
     return null;
   }
 
+  /** The close watermark: results ending at or before it have been emitted. */
   public long globalWatermarkMs() {
     return watermarks.global();
+  }
+
+  /** What this partition publishes for the nodes to adopt ({@link SourceWatermarks#frontierMs}). */
+  public long frontierMs() {
+    return watermarks.frontierMs();
   }
 
   public SourceWatermarks watermarks() {
@@ -172,6 +202,14 @@ public final class WindowMerger {
   /** Partials refused for an older epoch or version than one already held. */
   public long stalePartials() {
     return stalePartials;
+  }
+
+  /**
+   * Times a source's message was found missing (a lost send): that source's watermarks are refused
+   * until its next epoch.
+   */
+  public long lostMessages() {
+    return lostMessages;
   }
 
   /** Partials refused because their window shape or slice length is not this merger's. */
@@ -198,9 +236,9 @@ public final class WindowMerger {
   /**
    * The whole state, encoded: {@code version:u8 (3) watermarks shape:i8 (-1 none, 0 tumbling, 1
    * hopping, 2 session) a:i64 b:i64 (hopping size and hop, session gap) stale:i64 late:i64
-   * mismatched:i64 engine}. Restoring it and replaying the partials topic from the same offset
-   * yields the same results. Snapshots of format 1 (tumbling) and 2 (hopping, session) are still
-   * restored.
+   * mismatched:i64 lost:i64 engine}. Restoring it and replaying the partials topic from the same
+   * offset yields the same results. Snapshots of format 1 (tumbling) and 2 (hopping, session) are
+   * still restored.
    */
   public byte[] snapshot() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
@@ -223,6 +261,7 @@ public final class WindowMerger {
       out.writeLong(stalePartials);
       out.writeLong(latePartials);
       out.writeLong(mismatchedPartials);
+      out.writeLong(lostMessages);
       if (engine != null) {
         engine.writeTo(out);
       }
@@ -243,7 +282,7 @@ public final class WindowMerger {
       ByteBuffer in = ByteBuffer.wrap(snapshot);
       byte version = in.get();
       WindowMerger m = new WindowMerger(sourcePartitions, allowedLatenessMs, sketchSpec);
-      m.watermarks = SourceWatermarks.readFrom(in, sourcePartitions);
+      m.watermarks = SourceWatermarks.readFrom(in, sourcePartitions, version != SNAPSHOT_VERSION);
       int sources = m.watermarks.sourcePartitions();
       if (version == SNAPSHOT_TUMBLING_V1) {
         m.shape = WindowShape.Tumbling.INSTANCE;
@@ -256,10 +295,13 @@ public final class WindowMerger {
         m.latePartials = in.getLong();
         if (version == SNAPSHOT_VERSION) {
           m.mismatchedPartials = in.getLong();
+          m.lostMessages = in.getLong();
         }
         m.shape = shapeOf(code, a, b);
         if (m.shape instanceof WindowShape.Hopping h) {
-          m.engine = HoppingMerge.readFrom(in, h, allowedLatenessMs, sketchSpec, sources);
+          m.engine =
+              HoppingMerge.readFrom(
+                  in, h, allowedLatenessMs, sketchSpec, sources, version != SNAPSHOT_VERSION);
         } else if (m.shape instanceof WindowShape.Session w) {
           m.engine = SessionMerge.readFrom(in, w, allowedLatenessMs, sketchSpec, sources);
         } else if (m.shape != null) {

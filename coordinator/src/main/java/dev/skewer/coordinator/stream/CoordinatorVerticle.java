@@ -6,15 +6,17 @@ import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
-import dev.skewer.coordinator.topk.TopKStore;
+import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
-import dev.skewer.stage.Readiness;
 import dev.skewer.stage.StageSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,14 +25,18 @@ import io.vertx.core.VerticleBase;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
@@ -48,13 +54,18 @@ public final class CoordinatorVerticle extends VerticleBase {
   private static final long METADATA_REFRESH_MS = 30_000;
   private static final long HOT_KEY_INTERVAL_MS = 1_000;
   private static final long GAUGE_INTERVAL_MS = 1_000;
+  private static final long FRONTIER_INTERVAL_MS = 500;
+  private static final long STAGE_STATUS_INTERVAL_MS = 200;
 
   private final CoordinatorSettings settings;
   private final MeterRegistry registry;
   private final Clock clock;
-  private final TopKStore topKStore;
+  private final LongUnaryOperator lateEventsInWindow;
   private final CheckpointStore checkpoints;
   private final HazelcastInstance hazelcast; // null: no node reports
+  private final Frontier frontier;
+  private final Map<Integer, Long> publishedFrontier = new HashMap<>();
+  private boolean publishingFrontier;
   private final AtomicLong heldPartials = new AtomicLong();
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private PartitionRuntime<PartialsPartitionTask> runtime;
@@ -62,22 +73,27 @@ public final class CoordinatorVerticle extends VerticleBase {
   private FanoutPolicy fanout; // null: hot keys disabled
   private HotKeyPublisher publisher;
   private volatile List<HotKeyStatus> hotKeyStatus = List.of();
+  private volatile List<StageStatus> stageStatus = List.of(); // for the query API
   private boolean publishing;
   private long metadataTimer = -1;
   private long hotKeyTimer = -1;
   private long gaugeTimer = -1;
+  private long frontierTimer = -1;
+  private long stageTimer = -1;
 
   public CoordinatorVerticle(
       CoordinatorSettings settings,
       MeterRegistry registry,
       Clock clock,
-      TopKStore topKStore,
       CheckpointStore checkpoints,
-      HazelcastInstance hazelcast) {
+      HazelcastInstance hazelcast,
+      Frontier frontier,
+      LongUnaryOperator lateEventsInWindow) {
+    this.lateEventsInWindow = lateEventsInWindow;
     this.settings = settings;
+    this.frontier = frontier;
     this.registry = registry;
     this.clock = clock;
-    this.topKStore = topKStore;
     this.checkpoints = checkpoints;
     this.hazelcast = hazelcast;
   }
@@ -89,25 +105,16 @@ public final class CoordinatorVerticle extends VerticleBase {
     Gauge.builder(CoordinatorMetrics.HELD_PARTIALS, heldPartials, AtomicLong::get)
         .tag("coordinator", id)
         .register(registry);
-    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag("coordinator", id)
-        .baseUnit("milliseconds")
+        .baseUnit("seconds")
         .register(registry);
-    ResultWriter results = new ResultWriter(vertx, job, topKStore, registry, id);
+    ResultWriter results = new ResultWriter(job, registry, id, lateEventsInWindow);
     return vertx
         .executeBlocking(this::prepare)
         .compose(
             sources -> {
-              tasks =
-                  new MergeTasks(
-                      job,
-                      settings.kafka(),
-                      sources,
-                      settings.topKWindows(),
-                      results,
-                      registry,
-                      id,
-                      clock);
+              tasks = new MergeTasks(job, settings.kafka(), sources, results, registry, id, clock);
               if (publisher != null) {
                 fanout = new FanoutPolicy(settings.hotKeys().policy(), sources, clock);
                 results.fanout(fanout);
@@ -148,6 +155,8 @@ public final class CoordinatorVerticle extends VerticleBase {
               }
               metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
               gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
+              frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> publishFrontier());
+              stageTimer = vertx.setPeriodic(STAGE_STATUS_INTERVAL_MS, t -> updateStageStatus());
             });
   }
 
@@ -161,15 +170,17 @@ public final class CoordinatorVerticle extends VerticleBase {
             admin,
             settings.hotKeys().topic(),
             job.topics().replicationFactor(),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            settings.provision());
       }
       Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
       pc.put("client.id", "skewer-" + settings.coordinatorId() + "-hotkeys");
       publisher =
-          new HotKeyPublisher(
+          HotKeyPublisher.owning(
               new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
               settings.hotKeys().topic(),
-              hazelcast);
+              hazelcast,
+              JobNames.of(job).hotKeysMap());
     }
     return sources;
   }
@@ -191,6 +202,47 @@ public final class CoordinatorVerticle extends VerticleBase {
                     n);
                 tasks.sourcePartitions(n);
                 runtime.forEachActive((q, task) -> task.merger().resizeSources(n));
+              }
+            });
+  }
+
+  /**
+   * Publishes, for each owned partials partition whose frontier moved, the watermark its results
+   * are judged late against — for idle nodes to adopt (off the event loop).
+   */
+  private void publishFrontier() {
+    if (publishingFrontier) {
+      return;
+    }
+    Map<Integer, Long> changed = new HashMap<>();
+    runtime.forEachActive(
+        (q, task) -> {
+          long f = task.merger().frontierMs();
+          if (f != Long.MIN_VALUE && f > publishedFrontier.getOrDefault(q, Long.MIN_VALUE)) {
+            changed.put(q, f);
+          }
+        });
+    if (changed.isEmpty()) {
+      return;
+    }
+    publishingFrontier = true;
+    vertx
+        .executeBlocking(
+            () -> {
+              changed.forEach(frontier::publish);
+              return null;
+            },
+            false)
+        .onComplete(
+            ar -> {
+              publishingFrontier = false;
+              if (ar.succeeded()) {
+                changed.forEach((q, f) -> publishedFrontier.merge(q, f, Math::max));
+              } else {
+                LOG.debug(
+                    "coordinator={} frontier publication failed",
+                    settings.coordinatorId(),
+                    ar.cause());
               }
             });
   }
@@ -235,7 +287,9 @@ public final class CoordinatorVerticle extends VerticleBase {
                 hazelcast == null
                     ? List.<HotKeyReport>of()
                     : HotKeyReport.decodeAll(
-                        hazelcast.<String, byte[]>getMap(HotKeyReport.MAP_NAME).values()),
+                        hazelcast
+                            .<String, byte[]>getMap(JobNames.of(settings.job()).hotKeyReportsMap())
+                            .values()),
             false)
         .compose(
             reports -> {
@@ -266,9 +320,38 @@ public final class CoordinatorVerticle extends VerticleBase {
             });
   }
 
+  private void updateStageStatus() {
+    List<StageStatus> out = new ArrayList<>();
+    long now = clock.millis();
+    runtime.forEachActive(
+        (q, task) ->
+            out.add(
+                StageStatus.of(
+                    q, settings.coordinatorId(), task.epoch(), task.merger(), now, List.of())));
+    stageStatus = List.copyOf(out);
+  }
+
+  /** Each owned partition's merger status, refreshed every 200 ms (for the query API). */
+  public List<StageStatus> stageStatus() {
+    return stageStatus;
+  }
+
   /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */
   public List<HotKeyStatus> hotKeyStatus() {
     return hotKeyStatus;
+  }
+
+  /** The stage's Kafka consumer once started (for client metrics), else null. */
+  public Consumer<byte[], byte[]> kafkaConsumer() {
+    return runtime == null ? null : runtime.consumer();
+  }
+
+  /**
+   * The stage's shared Kafka producer once started (client metrics); null before, and with
+   * exactly_once.
+   */
+  public Producer<byte[], byte[]> kafkaProducer() {
+    return runtime == null ? null : runtime.producer();
   }
 
   /** Whether the coordinator is restored and consuming (thread-safe). */
@@ -288,7 +371,8 @@ public final class CoordinatorVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    for (long timer : new long[] {metadataTimer, hotKeyTimer, gaugeTimer}) {
+    for (long timer :
+        new long[] {metadataTimer, hotKeyTimer, gaugeTimer, frontierTimer, stageTimer}) {
       if (timer >= 0) {
         vertx.cancelTimer(timer);
       }

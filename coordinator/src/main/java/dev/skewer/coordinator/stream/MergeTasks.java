@@ -2,11 +2,12 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.merge.WindowMerger;
-import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.wire.Partial;
+import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.WireFormatException;
 import dev.skewer.stage.RateLimitedLog;
 import dev.skewer.stage.TaskFactory;
@@ -30,12 +31,13 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
   private final JobSpec job;
   private final KafkaSettings kafka;
-  private final int topKWindows;
   private final ResultWriter results;
   private final Counter partialsIn;
   private final Counter partialsStale;
   private final Counter partialsLate;
   private final Counter partialsInvalid;
+  private final Counter partialsLost;
+  private final RateLimitedLog anomalyLog = new RateLimitedLog(LOG, 10_000);
   private final RateLimitedLog invalidLog = new RateLimitedLog(LOG, 10_000);
   private final Clock clock;
   private volatile int sourcePartitions;
@@ -44,7 +46,6 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
       JobSpec job,
       KafkaSettings kafka,
       int sourcePartitions,
-      int topKWindows,
       ResultWriter results,
       MeterRegistry registry,
       String id,
@@ -53,12 +54,12 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
     this.clock = clock;
     this.kafka = kafka;
     this.sourcePartitions = sourcePartitions;
-    this.topKWindows = topKWindows;
     this.results = results;
     this.partialsIn = counter(registry, CoordinatorMetrics.PARTIALS_IN, id);
     this.partialsStale = counter(registry, CoordinatorMetrics.PARTIALS_STALE, id);
     this.partialsLate = counter(registry, CoordinatorMetrics.PARTIALS_LATE, id);
     this.partialsInvalid = counter(registry, CoordinatorMetrics.PARTIALS_INVALID, id);
+    this.partialsLost = counter(registry, CoordinatorMetrics.PARTIALS_LOST, id);
   }
 
   private static Counter counter(MeterRegistry registry, String name, String id) {
@@ -83,8 +84,7 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
                 job.topics().partialsPartitions(),
                 checkpoint.get().createdMs())
             : WrittenResults.none();
-    return new PartialsPartitionTask(
-        this, partition, merger, new WindowTopK(job.topK(), topKWindows), written);
+    return new PartialsPartitionTask(this, partition, epoch, merger, written);
   }
 
   /** The events topic grew: mergers created from now on know the new count. */
@@ -107,6 +107,39 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
         e.getMessage());
   }
 
+  /**
+   * A Partial for a result already dropped: nodes send none after announcing the lateness watermark
+   * that drops it, so this is a zombie's or a bug — counted and logged, never silent.
+   */
+  void latePartial(ConsumerRecord<byte[], byte[]> r, Partial p) {
+    partialsLate.increment();
+    anomalyLog.warn(
+        clock.millis(),
+        "Partial for an already dropped result, ignored: topic=[{}] partition=[{}] offset=[{}]"
+            + " source=[{}] epoch=[{}] key=[{}] slice=[{}, {})",
+        r.topic(),
+        r.partition(),
+        r.offset(),
+        p.sourcePartition(),
+        p.epoch(),
+        p.key(),
+        p.sliceStartMs(),
+        p.sliceEndMs());
+  }
+
+  /** A node's message was missing before this one: its watermarks wait for its replay. */
+  void lostMessage(ConsumerRecord<byte[], byte[]> r, PartialsMessage m) {
+    partialsLost.increment();
+    anomalyLog.warn(
+        clock.millis(),
+        "a message of a source partition is missing before topic=[{}] partition=[{}]"
+            + " offset=[{}] ({}): its watermarks are held back until it replays",
+        r.topic(),
+        r.partition(),
+        r.offset(),
+        m);
+  }
+
   ResultWriter results() {
     return results;
   }
@@ -117,9 +150,5 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
   Counter partialsStale() {
     return partialsStale;
-  }
-
-  Counter partialsLate() {
-    return partialsLate;
   }
 }

@@ -2,7 +2,6 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
-import dev.skewer.coordinator.topk.WindowTopK;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.Watermark;
@@ -11,34 +10,27 @@ import dev.skewer.core.wire.WireFormatException;
 import dev.skewer.stage.PartitionActivity;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.TaskOutput;
-import java.util.HashSet;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Stage 2 on one partials partition: decode Partials and watermarks into the partition's {@link
  * WindowMerger}; after each batch, write the results of the windows the global watermark closed
- * (through the {@link ResultWriter}) and publish the changed windows' top-K. Runs on the
- * coordinator's event loop.
+ * (through the {@link ResultWriter}). Runs on the coordinator's event loop.
  */
 final class PartialsPartitionTask implements PartitionTask {
 
   private final MergeTasks shared;
   private final int partition;
+  private final long epoch;
   private final WindowMerger merger;
-  private final WindowTopK topK;
   private final WrittenResults written; // results the previous owner wrote since the checkpoint
 
   PartialsPartitionTask(
-      MergeTasks shared,
-      int partition,
-      WindowMerger merger,
-      WindowTopK topK,
-      WrittenResults written) {
+      MergeTasks shared, int partition, long epoch, WindowMerger merger, WrittenResults written) {
     this.shared = shared;
     this.partition = partition;
+    this.epoch = epoch;
     this.merger = merger;
-    this.topK = topK;
     this.written = written;
   }
 
@@ -51,26 +43,30 @@ final class PartialsPartitionTask implements PartitionTask {
       shared.invalid(r, e);
       return;
     }
+    long lostBefore = merger.lostMessages();
     if (m instanceof Partial p) {
       shared.partialsIn().increment();
       long staleBefore = merger.stalePartials();
       long lateBefore = merger.latePartials();
       merger.accept(p);
       shared.partialsStale().increment(merger.stalePartials() - staleBefore);
-      shared.partialsLate().increment(merger.latePartials() - lateBefore);
+      if (merger.latePartials() > lateBefore) {
+        shared.latePartial(r, p);
+      }
     } else if (m instanceof Watermark w) {
       if (!merger.accept(w)) {
         shared.partialsStale().increment();
       }
     }
+    if (merger.lostMessages() > lostBefore) {
+      shared.lostMessage(r, m);
+    }
   }
 
   @Override
   public void endOfBatch(TaskOutput out) {
-    Set<Long> touchedWindows = new HashSet<>();
     merger.advance(
-        (FinalResult result) -> shared.results().write(result, written, topK, touchedWindows, out));
-    shared.results().publish(partition, topK, touchedWindows);
+        (FinalResult result) -> shared.results().write(result, merger.watermarks(), written, out));
   }
 
   @Override
@@ -81,6 +77,11 @@ final class PartialsPartitionTask implements PartitionTask {
   @Override
   public byte[] snapshot() {
     return merger.snapshot();
+  }
+
+  /** The fencing epoch this owner holds the partition under. */
+  long epoch() {
+    return epoch;
   }
 
   WindowMerger merger() {

@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.stream;
 
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.result.ResultFormatter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,15 +20,18 @@ import org.apache.kafka.common.utils.Utils;
  * The results a partials partition's previous owner wrote after its last checkpoint, so the new
  * owner's replay does not write them again: a replayed result identical (but for its revision) to
  * the last one written for its key is skipped, a different one continues the written revision
- * numbers. Not thread-safe: built on a worker, then used on the event loop.
+ * numbers. Results are compared without their revision and provenance (epochs and the watermark at
+ * emission differ in a replay by nature). Not thread-safe: built on a worker, then used on the
+ * event loop.
  */
 final class WrittenResults {
 
-  /** What was last written for a result key: its revision and its content without revision. */
+  /** What was last written for a result key: its revision and its {@linkplain #content content}. */
   record Written(int revision, String content) {}
 
   static final Duration MARGIN = Duration.ofSeconds(60);
   private static final String REVISION = "\"revision\":";
+  private static final String PROVENANCE = ",\"" + ResultFormatter.PROVENANCE + "\":{";
 
   private final Map<String, Written> byKey;
 
@@ -86,7 +90,7 @@ final class WrittenResults {
           int revision = revisionOf(json);
           Written held = written.get(resultKey);
           if (held == null || revision >= held.revision()) {
-            written.put(resultKey, new Written(revision, withoutRevision(json)));
+            written.put(resultKey, new Written(revision, content(json)));
           }
         }
       }
@@ -119,7 +123,12 @@ final class WrittenResults {
     return k > j ? Integer.parseInt(json.substring(j, k)) : -1;
   }
 
-  static String withoutRevision(String json) {
+  /** A result's JSON without its revision number and its provenance object: what it says. */
+  static String content(String json) {
+    return withoutProvenance(withoutRevisionNumber(json));
+  }
+
+  private static String withoutRevisionNumber(String json) {
     int i = json.lastIndexOf(REVISION);
     if (i < 0) {
       return json;
@@ -130,5 +139,24 @@ final class WrittenResults {
       k++;
     }
     return json.substring(0, j) + json.substring(k);
+  }
+
+  /** Removes {@code ,"provenance":{...}} (numbers and arrays of objects only: no strings). */
+  private static String withoutProvenance(String json) {
+    int i = json.indexOf(PROVENANCE);
+    if (i < 0) {
+      return json;
+    }
+    int depth = 0;
+    int k = i + PROVENANCE.length() - 1; // at its opening brace
+    do {
+      char c = json.charAt(k++);
+      if (c == '{') {
+        depth++;
+      } else if (c == '}') {
+        depth--;
+      }
+    } while (depth > 0 && k < json.length());
+    return json.substring(0, i) + json.substring(k);
   }
 }

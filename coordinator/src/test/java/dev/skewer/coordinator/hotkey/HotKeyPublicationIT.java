@@ -12,6 +12,7 @@ import dev.skewer.core.hotkey.SaltingPartitioner;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -43,7 +44,7 @@ class HotKeyPublicationIT {
   static void startBroker() {
     kafka = EmbeddedKafka.start();
     kafka.createTopic(TOPIC, PARTITIONS, Map.of());
-    HotKeyPublisher.ensureTopic(kafka.admin(), HOTKEYS, (short) 1, Duration.ofSeconds(30));
+    HotKeyPublisher.ensureTopic(kafka.admin(), HOTKEYS, (short) 1, Duration.ofSeconds(30), true);
   }
 
   @AfterAll
@@ -66,7 +67,7 @@ class HotKeyPublicationIT {
     int bare = Utils.toPositive(Utils.murmur2("ad0".getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(config);
         HotKeyPublisher publisher =
-            HotKeyPublisher.create(kafka.bootstrapServers(), HOTKEYS, null)) {
+            HotKeyPublisher.create(kafka.bootstrapServers(), HOTKEYS, null, null)) {
       assertThat(sendBatch(producer, 50)).containsExactly(bare);
 
       // when: ad0 becomes hot with fanout 4
@@ -100,10 +101,11 @@ class HotKeyPublicationIT {
     String late = "skewer.hotkeys.late";
     try (HotKeyFollower follower =
             HotKeyFollower.start(Map.of("bootstrap.servers", kafka.bootstrapServers()), late);
-        HotKeyPublisher publisher = HotKeyPublisher.create(kafka.bootstrapServers(), late, null)) {
+        HotKeyPublisher publisher =
+            HotKeyPublisher.create(kafka.bootstrapServers(), late, null, null)) {
       assertThat(follower.current()).isEqualTo(HotKeyTable.EMPTY);
       // when
-      HotKeyPublisher.ensureTopic(kafka.admin(), late, (short) 1, Duration.ofSeconds(30));
+      HotKeyPublisher.ensureTopic(kafka.admin(), late, (short) 1, Duration.ofSeconds(30), true);
       publisher.publish(HotKeyTable.of(new HotKey("ad1", 2, 5), new HotKey("ad2", 3, 6)));
       publisher.publish(HotKeyTable.of(new HotKey("ad2", 5, 6)));
       // then
@@ -120,7 +122,7 @@ class HotKeyPublicationIT {
   /** Sends n records of ad0; asserts each send() returned quickly; the partitions they hit. */
   private static Set<Integer> sendBatch(KafkaProducer<String, String> producer, int n)
       throws Exception {
-    List<Future<RecordMetadata>> sent = new java.util.ArrayList<>();
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       long t0 = System.nanoTime();
       sent.add(producer.send(new ProducerRecord<>(TOPIC, "ad0", "{\"key\":\"ad0\"}")));

@@ -9,7 +9,10 @@ import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class WindowMergerTest {
@@ -59,6 +62,25 @@ class WindowMergerTest {
     m.accept(new Watermark(1, 1, 20_000, false));
     assertThat(advance(m)).as("exactly once").isEmpty();
     assertThat(m.openWindows()).isZero();
+  }
+
+  @Test
+  void shouldNameTheSourcesAndEpochsEachResultMerges() {
+    WindowMerger m = new WindowMerger(3, 0, SPEC);
+    m.accept(partial(2, 4, 1, "k", 1));
+    m.accept(partial(0, 1, 2, "k", 2, 3));
+    m.accept(partial(0, 1, 1, "other", 9));
+    for (int s = 0; s < 3; s++) {
+      m.accept(new Watermark(s, s == 2 ? 4 : 1, 10_000, false));
+    }
+
+    List<FinalResult> out = advance(m);
+
+    FinalResult k = out.stream().filter(r -> r.key().equals("k")).findFirst().orElseThrow();
+    assertThat(k.sources().partitions()).containsExactly(0, 2);
+    assertThat(k.sources().epochs()).containsExactly(1L, 4L);
+    FinalResult other = out.stream().filter(r -> r.key().equals("other")).findFirst().orElseThrow();
+    assertThat(other.sources().partitions()).containsExactly(0);
   }
 
   @Test
@@ -142,7 +164,7 @@ class WindowMergerTest {
   @Test
   void shouldEmitSameResultsWhenRestoredAndReplayedFromSnapshot() {
     for (long seed = 1; seed <= 30; seed++) {
-      java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+      SplittableRandom rnd = new SplittableRandom(seed);
       List<Object> messages = new ArrayList<>();
       long[] wm = new long[3];
       int[] counts = new int[3 * 4 * 6];
@@ -202,8 +224,8 @@ class WindowMergerTest {
       }
       // results after the cut: the restored merger may repeat results emitted between the
       // snapshot and the cut (same values), never different ones
-      java.util.Map<String, String> lastExpected = new java.util.HashMap<>();
-      java.util.Map<String, String> lastActual = new java.util.HashMap<>();
+      Map<String, String> lastExpected = new HashMap<>();
+      Map<String, String> lastActual = new HashMap<>();
       expected.forEach(r -> lastExpected.put(r.substring(0, r.indexOf('=')), r));
       actual.forEach(r -> lastActual.put(r.substring(0, r.indexOf('=')), r));
       assertThat(lastActual).as("seed %d", seed).isEqualTo(lastExpected);

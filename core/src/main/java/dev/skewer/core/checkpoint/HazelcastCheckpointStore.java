@@ -4,7 +4,9 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.kafka.MissingTopicException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,17 +36,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checkpoints and epochs in Hazelcast IMaps ({@code skewer.checkpoints}, {@code skewer.epochs},
- * backup count 1), each write mirrored synchronously to a compacted Kafka topic (record keys {@code
+ * Checkpoints and epochs in the job's Hazelcast IMaps ({@code skewer.<job>.checkpoints}, {@code
+ * skewer.<job>.epochs}, backup count 1; see {@link JobNames}), each write mirrored synchronously to
+ * a compacted Kafka topic (by default {@code skewer.<job>.checkpoints}; record keys {@code
  * checkpoint/<id>} and {@code epoch/<id>}). When a store starts and finds the epochs map empty —
  * the whole Hazelcast cluster was lost — it reloads both maps from the topic first, so epochs keep
  * growing and owners resume from their last checkpoints.
  *
  * <p>Fencing is atomic: an id's fence (the highest epoch handed out) and its checkpoint live in one
- * entry of {@code skewer.checkpoints} ({@link FencedSlot}), and {@link #nextEpoch}, {@link #save}
- * and {@link #cache} are entry processors on it, so a zombie's save either lands before its
+ * entry of {@code skewer.<job>.checkpoints} ({@link FencedSlot}), and {@link #nextEpoch}, {@link
+ * #save} and {@link #cache} are entry processors on it, so a zombie's save either lands before its
  * successor's {@code nextEpoch} or is refused — there is no window between the check and the write.
- * {@code skewer.epochs} holds a copy of each fence for operators.
+ * {@code skewer.<job>.epochs} holds a copy of each fence for operators.
  *
  * <p>{@code exactly_once} owners write their checkpoints to the same topic under the same key
  * inside their transactions ({@link #transactionalRecord}), read them back with {@code
@@ -55,9 +58,6 @@ import org.slf4j.LoggerFactory;
 public final class HazelcastCheckpointStore implements CheckpointStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(HazelcastCheckpointStore.class);
-  public static final String CHECKPOINTS_MAP = "skewer.checkpoints";
-  public static final String EPOCHS_MAP = "skewer.epochs";
-  public static final String DEFAULT_TOPIC = "skewer.checkpoints";
 
   /** Checkpoints of 100,000 open keys are tens of megabytes. */
   public static final int MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
@@ -74,25 +74,33 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   private HazelcastCheckpointStore(
       HazelcastInstance hazelcast,
       KafkaSettings kafka,
+      JobNames names,
       String topic,
       KafkaProducer<byte[], byte[]> producer) {
-    this.checkpoints = hazelcast.getMap(CHECKPOINTS_MAP);
-    this.epochs = hazelcast.getMap(EPOCHS_MAP);
+    this.checkpoints = hazelcast.getMap(names.checkpointsMap());
+    this.epochs = hazelcast.getMap(names.epochsMap());
     this.kafka = kafka;
     this.topic = topic;
     this.producer = producer;
   }
 
   /**
-   * A store mirrored to {@code topic} (created compacted if missing) on {@code kafka}; with {@code
+   * The store of the job {@code names}, mirrored to {@code topic} on {@code kafka}; with {@code
    * kafka == null} Hazelcast only.
+   *
+   * @param provision create {@code topic} (compacted) when it is missing; false: a missing topic is
+   *     a {@link MissingTopicException}
    */
   public static HazelcastCheckpointStore create(
-      HazelcastInstance hazelcast, KafkaSettings kafka, String topic) {
+      HazelcastInstance hazelcast,
+      KafkaSettings kafka,
+      JobNames names,
+      String topic,
+      boolean provision) {
     if (kafka == null) {
-      return new HazelcastCheckpointStore(hazelcast, null, null, null);
+      return new HazelcastCheckpointStore(hazelcast, null, names, null, null);
     }
-    ensureTopic(kafka, topic);
+    ensureTopic(kafka, topic, provision);
     Map<String, Object> config = new HashMap<>(kafka.producerConfig());
     config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_CHECKPOINT_BYTES);
     config.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 2L * MAX_CHECKPOINT_BYTES);
@@ -101,17 +109,27 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
     HazelcastCheckpointStore store =
-        new HazelcastCheckpointStore(hazelcast, kafka, topic, producer);
+        new HazelcastCheckpointStore(hazelcast, kafka, names, topic, producer);
     if (store.epochs.isEmpty()) {
       store.reloadFromTopic(kafka);
     }
     return store;
   }
 
-  private static void ensureTopic(KafkaSettings kafka, String topic) {
+  /**
+   * Creates the compacted checkpoint topic (1 partition, room for checkpoints of {@value
+   * #MAX_CHECKPOINT_BYTES} bytes) unless it exists; with {@code provision} false only checks it.
+   * Blocking.
+   *
+   * @throws MissingTopicException when it is missing and {@code provision} is false
+   */
+  public static void ensureTopic(KafkaSettings kafka, String topic, boolean provision) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       if (admin.listTopics().names().get().contains(topic)) {
         return;
+      }
+      if (!provision) {
+        throw new MissingTopicException(List.of(topic), "the checkpoint topic");
       }
       NewTopic t =
           new NewTopic(topic, 1, (short) -1)

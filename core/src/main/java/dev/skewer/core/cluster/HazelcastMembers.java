@@ -2,6 +2,7 @@ package dev.skewer.core.cluster;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -9,11 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts embedded Hazelcast members with Skewer's settings: TCP-IP join over the listed members
- * (multicast and auto-detection off) or Kubernetes DNS discovery; no phone-home; SLF4J logging; a 1
- * s heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds, not the
- * default minute); member attributes {@value #ROLE_ATTRIBUTE} and {@value #NAME_ATTRIBUTE}.
- * Blocking: call it off the event loop.
+ * Starts embedded Hazelcast members with Skewer's settings: listening on the bind address only and
+ * advertising the public address; TCP-IP join over the listed members (multicast and auto-detection
+ * off) or Kubernetes DNS discovery of a headless service; no phone-home; SLF4J logging; a 1 s
+ * heartbeat with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds, not the
+ * default minute); member attributes {@value #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value
+ * #JOB_ATTRIBUTE}. Blocking: call it off the event loop.
  */
 public final class HazelcastMembers {
 
@@ -23,12 +25,25 @@ public final class HazelcastMembers {
   /** Member attribute with the member name, e.g. {@code node-1}. */
   public static final String NAME_ATTRIBUTE = "skewer.name";
 
+  /** Member attribute with the name of the job the member runs. */
+  public static final String JOB_ATTRIBUTE = "skewer.job";
+
   private static final Logger LOG = LoggerFactory.getLogger(HazelcastMembers.class);
 
   private HazelcastMembers() {}
 
-  /** The configuration {@link #start} uses (exposed so it can be inspected and tested). */
+  /** The configuration {@link #start} uses, without a job attribute. */
   public static Config config(ClusterSettings settings, String memberName, String role) {
+    return config(settings, memberName, role, null);
+  }
+
+  /**
+   * The configuration {@link #start} uses (exposed so it can be inspected and tested).
+   *
+   * @param jobName the job this member runs ({@value #JOB_ATTRIBUTE} attribute); null = none
+   */
+  public static Config config(
+      ClusterSettings settings, String memberName, String role, String jobName) {
     if (memberName == null || memberName.isBlank()) {
       throw new IllegalArgumentException("memberName must be non-blank, was " + memberName);
     }
@@ -38,9 +53,10 @@ public final class HazelcastMembers {
     Config config = new Config();
     config.setClusterName(settings.clusterName());
     config.setProperty("hazelcast.phone.home.enabled", "false");
-    // checkpoints and fencing epochs must survive the loss of one member
-    config.addMapConfig(new com.hazelcast.config.MapConfig("skewer.checkpoints").setBackupCount(1));
-    config.addMapConfig(new com.hazelcast.config.MapConfig("skewer.epochs").setBackupCount(1));
+    // checkpoints and fencing epochs (maps skewer.<job>.checkpoints, skewer.<job>.epochs) must
+    // survive the loss of one member
+    config.addMapConfig(new MapConfig("skewer.*.checkpoints").setBackupCount(1));
+    config.addMapConfig(new MapConfig("skewer.*.epochs").setBackupCount(1));
     config.setProperty("hazelcast.logging.type", "slf4j");
     config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
     // heal a split brain (e.g. a member frozen past the heartbeat timeout) within seconds, not
@@ -52,9 +68,22 @@ public final class HazelcastMembers {
     config.setProperty("hazelcast.shutdownhook.enabled", "false");
     config.getMemberAttributeConfig().setAttribute(ROLE_ATTRIBUTE, role);
     config.getMemberAttributeConfig().setAttribute(NAME_ATTRIBUTE, memberName);
+    if (jobName != null) {
+      config.getMemberAttributeConfig().setAttribute(JOB_ATTRIBUTE, jobName);
+    }
 
     NetworkConfig network = config.getNetworkConfig();
     network.setPort(settings.port()).setPortAutoIncrement(false);
+    if (ClusterSettings.isWildcard(settings.bindAddress())) {
+      config.setProperty("hazelcast.socket.bind.any", "true");
+    } else {
+      // listen on the bind address only (Hazelcast's default is every interface)
+      config.setProperty("hazelcast.socket.bind.any", "false");
+      network.getInterfaces().setEnabled(true).addInterface(settings.bindAddress());
+    }
+    if (settings.publicAddress() != null) {
+      network.setPublicAddress(settings.self());
+    }
     JoinConfig join = network.getJoin();
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
@@ -62,9 +91,9 @@ public final class HazelcastMembers {
       join.getTcpIpConfig().setEnabled(false);
       join.getKubernetesConfig()
           .setEnabled(true)
-          .setProperty("service-dns", settings.kubernetesServiceDns());
+          .setProperty("service-dns", settings.kubernetesServiceDns())
+          .setProperty("service-port", Integer.toString(settings.port()));
     } else {
-      network.getInterfaces().setEnabled(true).addInterface(settings.host());
       join.getTcpIpConfig().setEnabled(true);
       for (String member : settings.members()) {
         join.getTcpIpConfig().addMember(member);
@@ -78,14 +107,23 @@ public final class HazelcastMembers {
    * joined (or formed) its cluster.
    */
   public static HazelcastInstance start(ClusterSettings settings, String memberName, String role) {
-    Config config = config(settings, memberName, role);
+    return start(settings, memberName, role, null);
+  }
+
+  /** As {@link #start(ClusterSettings, String, String)}, with the job's name as an attribute. */
+  public static HazelcastInstance start(
+      ClusterSettings settings, String memberName, String role, String jobName) {
+    Config config = config(settings, memberName, role, jobName);
     LOG.info(
-        "Starting Hazelcast member name=[{}] role=[{}] cluster=[{}] address=[{}:{}] discovery=[{}]",
+        "Starting Hazelcast member name=[{}] role=[{}] job=[{}] cluster=[{}] bind=[{}:{}]"
+            + " public=[{}] discovery=[{}]",
         memberName,
         role,
+        jobName,
         settings.clusterName(),
-        settings.host(),
+        settings.bindAddress(),
         settings.port(),
+        settings.self(),
         settings.kubernetes()
             ? "kubernetes:" + settings.kubernetesServiceDns()
             : settings.members());

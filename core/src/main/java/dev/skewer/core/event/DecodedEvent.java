@@ -14,7 +14,6 @@ import java.util.Arrays;
 public final class DecodedEvent {
 
   private String key;
-  private String rawKey;
   private long eventTimeMs;
   private final double[] numeric;
   private String distinctItem;
@@ -37,7 +36,6 @@ public final class DecodedEvent {
   /** Resets every field to "absent". */
   public void clear() {
     key = null;
-    rawKey = null;
     eventTimeMs = Long.MIN_VALUE;
     Arrays.fill(numeric, Double.NaN);
     distinctItem = null;
@@ -46,14 +44,9 @@ public final class DecodedEvent {
     Arrays.fill(dimensions, null);
   }
 
-  /** The key with the hot-key salt stripped: what results are grouped by. */
+  /** The key as found in the event: what results are grouped by. */
   public String key() {
     return key;
-  }
-
-  /** The key as found in the event (possibly salted). */
-  public String rawKey() {
-    return rawKey;
   }
 
   public long eventTimeMs() {
@@ -88,10 +81,8 @@ public final class DecodedEvent {
     return dimensions;
   }
 
-  /** Sets the key and raw key (for tests and generators). */
-  public DecodedEvent setKey(String key, String rawKey) {
+  public DecodedEvent setKey(String key) {
     this.key = key;
-    this.rawKey = rawKey;
     return this;
   }
 
@@ -129,8 +120,6 @@ public final class DecodedEvent {
   public String toString() {
     return "DecodedEvent[key="
         + key
-        + ", rawKey="
-        + rawKey
         + ", eventTimeMs="
         + eventTimeMs
         + ", numeric="

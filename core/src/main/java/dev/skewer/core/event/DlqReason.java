@@ -21,7 +21,12 @@ public enum DlqReason {
   MISSING_TIME("missing_time"),
   /** The event time is not parseable in the configured format, not integral, or out of range. */
   BAD_TIME("bad_time"),
-  /** A mapped numeric field is NaN, infinite, too large for a double, or not a number. */
+  /**
+   * A mapped numeric field is a string (even of digits), a boolean, an object or an array: JSON
+   * numbers only, no coercion.
+   */
+  NOT_A_NUMBER("not_a_number"),
+  /** A mapped numeric field is NaN, ±Infinity or a number too large for a double. */
   NON_FINITE_NUMBER("non_finite_number"),
   /**
    * The event time is further ahead of the wall clock than {@code watermark.maxFutureSkew}. Checked

@@ -8,12 +8,14 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import dev.skewer.core.job.InputSpec;
 import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.Pointers;
 import dev.skewer.core.job.TimeFormat;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +27,12 @@ import java.util.Map;
  * or a {@link DlqReason}. Checks, in order: {@code TOO_LARGE} (more than {@code maxRecordBytes}),
  * {@code EMPTY} (null, empty or whitespace only), {@code NOT_JSON} (syntax error or anything after
  * the first value), {@code NOT_OBJECT}, then the key ({@code MISSING_KEY}, {@code BAD_KEY}), the
- * time ({@code MISSING_TIME}, {@code BAD_TIME}) and the numeric fields ({@code NON_FINITE_NUMBER}).
- * Absent numeric fields and a JSON {@code null} are NaN, not errors; items (distinct, frequency,
- * dimensions) take any scalar as text and ignore null, objects and arrays. The key may be a string
- * or a number (its JSON text); the hot-key salt is stripped with {@link SaltedKey#strip}.
+ * time ({@code MISSING_TIME}, {@code BAD_TIME}) and the numeric fields ({@code NOT_A_NUMBER} for a
+ * string, boolean, object or array, then {@code NON_FINITE_NUMBER} for NaN, ±Infinity or a number
+ * beyond a double). Absent numeric fields and a JSON {@code null} are NaN, not errors; items
+ * (distinct, frequency, dimensions) take any scalar as text and ignore null, objects and arrays.
+ * The key may be a string or a number (its JSON text) and is the user's, unchanged: a hot key's
+ * salt travels in the Kafka record key only, never in the event.
  *
  * <p>Event time: an integral JSON number of epoch milliseconds, or a string of digits (formats
  * {@code EPOCH_MS}, {@code AUTO}); an ISO-8601 instant with a zone, {@code Z} or an offset,
@@ -68,7 +72,6 @@ public final class EventDecoder {
 
   private final PathNode root = new PathNode();
   private final int maxRecordBytes;
-  private final String saltSeparator;
   private final TimeFormat timeFormat;
 
   // per-record scratch state
@@ -77,15 +80,15 @@ public final class EventDecoder {
   private boolean timeSeen;
   private boolean timeBad;
   private boolean nonFinite;
+  private boolean notNumber;
 
   public EventDecoder(JobSpec job) {
     InputSpec in = job.input();
     this.maxRecordBytes = in.maxRecordBytes();
-    this.saltSeparator = in.saltSeparator();
     this.timeFormat = in.timeFormat();
     add(in.keyPointer(), KEY);
     add(in.timePointer(), TIME);
-    List<dev.skewer.core.job.NumericField> numeric = in.numericFields();
+    List<NumericField> numeric = in.numericFields();
     for (int i = 0; i < numeric.size(); i++) {
       add(numeric.get(i).pointer(), i);
     }
@@ -108,7 +111,7 @@ public final class EventDecoder {
     for (String segment : Pointers.segments(pointer)) {
       node = node.children.computeIfAbsent(segment, s -> new PathNode());
     }
-    int[] t = java.util.Arrays.copyOf(node.targets, node.targets.length + 1);
+    int[] t = Arrays.copyOf(node.targets, node.targets.length + 1);
     t[t.length - 1] = target;
     node.targets = t;
   }
@@ -133,6 +136,7 @@ public final class EventDecoder {
     timeSeen = false;
     timeBad = false;
     nonFinite = false;
+    notNumber = false;
     try (JsonParser p = FACTORY.createParser(value)) {
       JsonToken first = p.nextToken();
       if (first == null) {
@@ -164,10 +168,12 @@ public final class EventDecoder {
     if (timeBad) {
       return DlqReason.BAD_TIME;
     }
+    if (notNumber) {
+      return DlqReason.NOT_A_NUMBER;
+    }
     if (nonFinite) {
       return DlqReason.NON_FINITE_NUMBER;
     }
-    into.setKey(SaltedKey.strip(into.rawKey(), saltSeparator), into.rawKey());
     return null;
   }
 
@@ -205,7 +211,7 @@ public final class EventDecoder {
         timeSeen = true;
         timeBad = true;
       } else if (target == QUANTILE || (target >= 0 && target < DIMENSION_BASE)) {
-        nonFinite = true;
+        notNumber = true;
       }
     }
   }
@@ -223,7 +229,7 @@ public final class EventDecoder {
           if (text.isEmpty() || hasLoneSurrogate(text)) {
             keyBad = true;
           } else {
-            into.setKey(null, text);
+            into.setKey(text);
           }
         } else {
           keyBad = true;
@@ -260,10 +266,13 @@ public final class EventDecoder {
       if (Double.isFinite(d)) {
         return d;
       }
-    } else if (v == JsonToken.VALUE_NULL) {
+      nonFinite = true; // NaN, ±Infinity, or beyond a double
       return Double.NaN;
     }
-    nonFinite = true;
+    if (v == JsonToken.VALUE_NULL) {
+      return Double.NaN;
+    }
+    notNumber = true; // a string (even of digits), a boolean
     return Double.NaN;
   }
 

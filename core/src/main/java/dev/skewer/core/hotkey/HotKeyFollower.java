@@ -33,9 +33,6 @@ public final class HotKeyFollower implements HotKeySource, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HotKeyFollower.class);
 
-  /** Default name of the compacted hot-key topic. */
-  public static final String DEFAULT_TOPIC = "skewer.hotkeys";
-
   static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
   static final long RETRY_MS = 1_000;
 

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * What a node measured on one source partition, for the coordinators' fanout policy: the
  * partition's event rate and its candidate hot keys with their rates. Nodes publish one per owned
- * partition per second (Hazelcast map {@value #MAP_NAME}, expiring), coordinators read them.
+ * partition per second (the job's Hazelcast map {@code skewer.<job>.hotkeys.reports}, {@link
+ * dev.skewer.core.job.JobNames#hotKeyReportsMap()}, expiring), coordinators read them.
  *
  * @param partition the source partition
  * @param atMs when it was measured (wall clock)
@@ -18,8 +19,6 @@ import java.util.Map;
  */
 public record HotKeyReport(
     int partition, long atMs, double eventsPerSecond, Map<String, Double> candidates) {
-
-  public static final String MAP_NAME = "skewer.hotkeys.reports";
 
   public HotKeyReport {
     candidates = Map.copyOf(candidates);

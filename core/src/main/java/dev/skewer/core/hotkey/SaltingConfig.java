@@ -1,20 +1,30 @@
 package dev.skewer.core.hotkey;
 
+import dev.skewer.core.job.JobNames;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The producer properties {@link SaltingPartitioner} and {@link SaltingKeySerializer} read, and how
  * they find their table: an in-process {@link HotKeySource} under {@link #SOURCE_CONFIG}, or else a
- * {@link HotKeyFollower} of {@link #TOPIC_CONFIG} on the producer's {@code bootstrap.servers},
- * shared by the partitioner and the serializer of one producer.
+ * {@link HotKeyFollower} of the job's hot-key topic on the producer's {@code bootstrap.servers},
+ * shared by the partitioner and the serializer of one producer. The topic is {@link #TOPIC_CONFIG}
+ * when set, else derived from the job name in {@link #JOB_CONFIG} ({@code skewer.<job>.hotkeys});
+ * one of the two is required.
  */
 public final class SaltingConfig {
 
-  /** The compacted hot-key topic to follow. Default {@value HotKeyFollower#DEFAULT_TOPIC}. */
+  /** The compacted hot-key topic to follow; wins over {@link #JOB_CONFIG}. */
   public static final String TOPIC_CONFIG = "skewer.hotkeys.topic";
+
+  /**
+   * The job name (the job file's {@code name}): follow that job's topic {@code
+   * skewer.<job>.hotkeys}.
+   */
+  public static final String JOB_CONFIG = "skewer.hotkeys.job";
 
   /** The salt separator. Default {@value SaltRouter#DEFAULT_SEPARATOR}. */
   public static final String SEPARATOR_CONFIG = "skewer.hotkeys.separator";
@@ -32,7 +42,19 @@ public final class SaltingConfig {
 
   static String topic(Map<String, ?> configs) {
     Object t = configs.get(TOPIC_CONFIG);
-    return t == null ? HotKeyFollower.DEFAULT_TOPIC : t.toString();
+    if (t != null && !t.toString().isBlank()) {
+      return t.toString();
+    }
+    Object job = configs.get(JOB_CONFIG);
+    if (job != null && !job.toString().isBlank()) {
+      return JobNames.of(job.toString()).hotKeysTopic();
+    }
+    throw new ConfigException(
+        "SaltingPartitioner/SaltingKeySerializer need "
+            + JOB_CONFIG
+            + " (the job name) or "
+            + TOPIC_CONFIG
+            + " (the job's hot-key topic)");
   }
 
   static SaltRouter router(Map<String, ?> configs) {

@@ -3,6 +3,7 @@ package dev.skewer.core.job;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Where each input of the aggregation is found in an event (JSON pointers, RFC 6901).
@@ -36,8 +37,8 @@ public record InputSpec(
 
   private static final Set<String> RESERVED_RESULT_NAMES =
       Set.of("window_start_ms", "window_end_ms", "event_count", "revision");
-  private static final java.util.regex.Pattern RESULT_NAME_PREFIX =
-      java.util.regex.Pattern.compile("sum_|min_|max_|distinct_|top_|p[0-9]");
+  private static final Pattern RESULT_NAME_PREFIX =
+      Pattern.compile("sum_|min_|max_|distinct_|top_|p[0-9]");
 
   public InputSpec {
     Pointers.validate("keyPointer", keyPointer);

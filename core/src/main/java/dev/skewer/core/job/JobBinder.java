@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** Binds the (YAML + env) tree to the job records, one section at a time, by hand. */
 final class JobBinder {
@@ -25,7 +28,7 @@ final class JobBinder {
     Duration lateness = s.duration("allowedLateness", JobSpec.DEFAULT_ALLOWED_LATENESS);
     SketchesSpec sketches = s.section("sketches", JobBinder::sketches);
     OutputSpec output = s.section("output", JobBinder::output);
-    TopicsSpec topics = s.section("topics", JobBinder::topics);
+    TopicsSpec topics = s.section("topics", t -> topics(t, name));
     int topK = s.integer("topK", JobSpec.DEFAULT_TOP_K);
     Guarantee guarantee = s.guarantee("guarantee", JobSpec.DEFAULT_GUARANTEE);
     return s.build(
@@ -108,10 +111,17 @@ final class JobBinder {
     return s.build(() -> new OutputSpec(keyField, quantiles, hh, format));
   }
 
-  private static TopicsSpec topics(Section s) {
+  /** {@code jobName} derives the default partials topic (null when the name is missing). */
+  private static TopicsSpec topics(Section s, String jobName) {
     String events = s.string("events", TopicsSpec.DEFAULT_EVENTS);
     int eventsPartitions = s.integer("eventsPartitions", TopicsSpec.DEFAULT_EVENTS_PARTITIONS);
-    String partials = s.string("partials", TopicsSpec.DEFAULT_PARTIALS);
+    // without a name the job fails on `name` (a placeholder keeps that the error reported)
+    String partials =
+        s.string(
+            "partials",
+            jobName == null || jobName.isBlank()
+                ? "skewer.partials"
+                : JobNames.of(jobName).partialsTopic());
     int partialsPartitions =
         s.integer("partialsPartitions", TopicsSpec.DEFAULT_PARTIALS_PARTITIONS);
     String results = s.string("results", TopicsSpec.DEFAULT_RESULTS);
@@ -173,7 +183,7 @@ final class JobBinder {
               "not a field of "
                   + variant
                   + " windows (fields: "
-                  + String.join(", ", new java.util.TreeSet<>(allowed))
+                  + String.join(", ", new TreeSet<>(allowed))
                   + ")");
         }
       }
@@ -184,7 +194,7 @@ final class JobBinder {
       return v == null || v.isNull() || v.isMissingNode() ? null : v;
     }
 
-    <T> T build(java.util.function.Supplier<T> constructor) {
+    <T> T build(Supplier<T> constructor) {
       try {
         return constructor.get();
       } catch (JobSpecException e) {
@@ -337,7 +347,7 @@ final class JobBinder {
     }
 
     /** A {@code {name, pointer}} mapping, or a bare pointer string (name derived from it). */
-    <T> T named(java.util.function.BiFunction<String, String, T> constructor) {
+    <T> T named(BiFunction<String, String, T> constructor) {
       String name;
       String pointer;
       if (v.isTextual()) {

@@ -16,8 +16,8 @@ import java.time.Duration;
  * @param sketches sketch parameters
  * @param output result shape
  * @param topics Kafka topics
- * @param topK keys kept per closed window per coordinator partition for the top-K index, in [1,
- *     1000000]
+ * @param topK no longer used (the top-K API ranks every key of a window); still validated in [1,
+ *     1000000] and accepted so existing job files load
  * @param guarantee what the job promises after failures ({@link Guarantee}); written into every
  *     result
  */
@@ -52,7 +52,7 @@ public record JobSpec(
     WindowChecks.nonNegative("allowedLateness", allowedLateness);
     sketches = sketches == null ? SketchesSpec.defaults() : sketches;
     output = output == null ? OutputSpec.defaults() : output;
-    topics = topics == null ? TopicsSpec.defaults() : topics;
+    topics = topics == null ? TopicsSpec.defaults(name) : topics;
     guarantee = guarantee == null ? DEFAULT_GUARANTEE : guarantee;
     if (topK < 1 || topK > 1_000_000) {
       throw new JobSpecException("topK", "must be in [1, 1000000], was " + topK);

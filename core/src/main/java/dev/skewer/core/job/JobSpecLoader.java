@@ -11,6 +11,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,8 +59,17 @@ public final class JobSpecLoader {
     String yaml;
     try {
       yaml = Files.readString(yamlFile, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new JobSpecException("", "job file " + yamlFile + " does not exist");
     } catch (IOException e) {
-      throw new JobSpecException("", "cannot read job file " + yamlFile + ": " + e);
+      throw new JobSpecException(
+          "",
+          "cannot read job file "
+              + yamlFile
+              + ": "
+              + e.getClass().getSimpleName()
+              + " "
+              + e.getMessage());
     }
     return parse(yaml, env);
   }
@@ -88,21 +98,31 @@ public final class JobSpecLoader {
     return JobBinder.bind(tree);
   }
 
+  /**
+   * Whether {@code variable} is in the job's override namespace: {@code SKEWER_} followed by a
+   * segment that starts a job field's name ({@code SKEWER_WINDOW_…}, {@code SKEWER_TOPICS_…},
+   * {@code SKEWER_TOP_…}). Such a variable must name a job field; other components must not use
+   * these names for their own settings.
+   */
+  public static boolean isJobOverride(String variable) {
+    if (!variable.startsWith(ENV_PREFIX)) {
+      return false;
+    }
+    String first = variable.substring(ENV_PREFIX.length()).split("_", -1)[0];
+    for (String field : SCHEMA.keySet()) {
+      if (envName(field).split("_")[0].equals(first)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The field path an environment variable overrides, or null if it is not a job override. */
   static List<String> envPath(String variable) {
-    if (!variable.startsWith(ENV_PREFIX)) {
+    if (!isJobOverride(variable)) {
       return null;
     }
     String[] tokens = variable.substring(ENV_PREFIX.length()).split("_", -1);
-    boolean firstMatches = false;
-    for (String field : SCHEMA.keySet()) {
-      if (envName(field).split("_")[0].equals(tokens[0])) {
-        firstMatches = true;
-      }
-    }
-    if (!firstMatches) {
-      return null;
-    }
     List<String> path = resolve(SCHEMA, tokens, 0);
     if (path == null) {
       throw new JobSpecException(

@@ -1,5 +1,6 @@
 package dev.skewer.core.job;
 
+import java.time.Duration;
 import java.util.regex.Pattern;
 
 /** Validation of the names that become JSON field names in results. */
@@ -27,7 +28,7 @@ final class Names {
     }
   }
 
-  static void requireWholeMillis(String field, java.time.Duration d) {
+  static void requireWholeMillis(String field, Duration d) {
     if (!Durations.wholeMillis(d)) {
       throw new JobSpecException(field, "must be whole milliseconds, was " + d);
     }

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  *
  * @param events raw JSON events (input)
  * @param eventsPartitions partitions of {@code events} when Skewer creates it, in [1, 10000]
- * @param partials stage-1 to stage-2 messages
+ * @param partials stage-1 to stage-2 messages; by default {@code skewer.<job>.partials} ({@link
+ *     JobNames#partialsTopic()}), so two jobs never share it
  * @param partialsPartitions partitions of {@code partials}, in [1, 10000]
  * @param results final results, compacted, keyed {@code <key>@<windowStartMs>}
  * @param late events behind the watermark by more than the allowed lateness
@@ -28,7 +29,6 @@ public record TopicsSpec(
 
   public static final String DEFAULT_EVENTS = "events";
   public static final int DEFAULT_EVENTS_PARTITIONS = 4;
-  public static final String DEFAULT_PARTIALS = "skewer.partials";
   public static final int DEFAULT_PARTIALS_PARTITIONS = 2;
   public static final String DEFAULT_RESULTS = "skewer.results";
   public static final String DEFAULT_LATE = "skewer.late";
@@ -61,12 +61,12 @@ public record TopicsSpec(
     }
   }
 
-  /** All defaults. */
-  public static TopicsSpec defaults() {
+  /** All defaults for the job called {@code jobName}. */
+  public static TopicsSpec defaults(String jobName) {
     return new TopicsSpec(
         DEFAULT_EVENTS,
         DEFAULT_EVENTS_PARTITIONS,
-        DEFAULT_PARTIALS,
+        JobNames.of(jobName).partialsTopic(),
         DEFAULT_PARTIALS_PARTITIONS,
         DEFAULT_RESULTS,
         DEFAULT_LATE,

@@ -3,20 +3,25 @@ package dev.skewer.core.kafka;
 import dev.skewer.core.job.TopicsSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -50,21 +55,56 @@ public final class TopicProvisioner {
   public static int partitionCount(KafkaSettings kafka, String topic, Duration timeout) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       return admin
-          .describeTopics(java.util.List.of(topic))
+          .describeTopics(List.of(topic))
           .allTopicNames()
-          .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
           .get(topic)
           .partitions()
           .size();
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new org.apache.kafka.common.KafkaException(
+    } catch (ExecutionException e) {
+      throw new KafkaException(
           "cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new org.apache.kafka.common.KafkaException(
-          "cannot describe topic " + topic + " within " + timeout, e);
+    } catch (TimeoutException e) {
+      throw new KafkaException("cannot describe topic " + topic + " within " + timeout, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new org.apache.kafka.common.KafkaException("interrupted describing " + topic, e);
+      throw new KafkaException("interrupted describing " + topic, e);
+    }
+  }
+
+  /**
+   * The largest record batch the broker accepts on {@code topic}: its effective {@code
+   * max.message.bytes} (the topic's own setting, else the broker's {@code message.max.bytes})
+   * (blocking).
+   *
+   * @throws org.apache.kafka.common.KafkaException if the topic cannot be described within {@code
+   *     timeout}
+   */
+  public static int maxMessageBytes(KafkaSettings kafka, String topic, Duration timeout) {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    try (Admin admin = Admin.create(kafka.adminConfig())) {
+      Config config =
+          admin
+              .describeConfigs(List.of(resource))
+              .all()
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+              .get(resource);
+      ConfigEntry entry = config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      if (entry == null || entry.value() == null) {
+        throw new KafkaException(
+            "topic " + topic + " reports no " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      }
+      return Integer.parseInt(entry.value());
+    } catch (ExecutionException e) {
+      throw new KafkaException(
+          "cannot describe the configuration of topic " + topic + ": " + e.getCause().getMessage(),
+          e.getCause());
+    } catch (TimeoutException e) {
+      throw new KafkaException(
+          "cannot describe the configuration of topic " + topic + " within " + timeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaException("interrupted describing " + topic, e);
     }
   }
 
@@ -124,6 +164,38 @@ public final class TopicProvisioner {
           throw failure("creating topic " + topic.name(), e.getCause());
         }
       }
+    }
+  }
+
+  /**
+   * Checks that every topic of {@code topics} exists, creating nothing.
+   *
+   * @param what what the topics are, for the message
+   * @throws MissingTopicException naming every missing topic
+   * @throws KafkaException when Kafka fails or the timeout passes
+   */
+  public static void requireTopics(
+      Admin admin, Collection<String> topics, Duration timeout, String what) {
+    int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    Map<String, KafkaFuture<TopicDescription>> described =
+        admin
+            .describeTopics(
+                new LinkedHashSet<>(topics), new DescribeTopicsOptions().timeoutMs(timeoutMs))
+            .topicNameValues();
+    List<String> missing = new ArrayList<>();
+    for (String topic : new LinkedHashSet<>(topics)) {
+      try {
+        await(described.get(topic), timeoutMs);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+          missing.add(topic);
+        } else {
+          throw failure("describing topic " + topic, e.getCause());
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new MissingTopicException(missing, what);
     }
   }
 

@@ -33,8 +33,14 @@ import java.util.List;
  *    "top_<h>": [{"item": .., "estimate": .., "error": ..}],  (frequencyPointer set)
  *    "<dimension>": "..",                                     (each dimension with a value)
  *    "revision": n},
+ *  "provenance": {"sources": [{"partition": .., "epoch": ..}], "partitions_reporting": ..,
+ *                 "partitions_expected": .., "watermark_ms": .., "late_events": ..},
  *  "user_attributes": {}}
  * }</pre>
+ *
+ * <p>{@code provenance} ({@link Provenance}) says who wrote the result, not what it says: it is the
+ * one part of a result that differs after a failure (epochs, watermark at emission); everything
+ * else is identical to a failure-free run's bytes.
  *
  * <p>Session jobs (the seed's session envelope) write {@code "session_start_ms", "session_end_ms"}
  * (the first and last event times, both inclusive: the session's half-open interval is {@code
@@ -143,6 +149,23 @@ public final class ResultFormatter {
       int revision,
       String[] dimensions,
       String supersededBy) {
+    return format(
+        key, windowStartMs, windowEndMs, aggregate, revision, dimensions, supersededBy, null);
+  }
+
+  /**
+   * As above, with the result's {@link Provenance} as a top-level {@code "provenance"} object
+   * (omitted when null).
+   */
+  public byte[] format(
+      String key,
+      long windowStartMs,
+      long windowEndMs,
+      Aggregate aggregate,
+      int revision,
+      String[] dimensions,
+      String supersededBy,
+      Provenance provenance) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
@@ -208,6 +231,9 @@ public final class ResultFormatter {
       }
       g.writeNumberField("revision", revision);
       g.writeEndObject();
+      if (provenance != null) {
+        writeProvenance(g, provenance);
+      }
       g.writeObjectFieldStart("user_attributes");
       g.writeEndObject();
       g.writeEndObject();
@@ -223,6 +249,32 @@ public final class ResultFormatter {
    */
   public String resultKey(String key, long windowStartMs) {
     return key + "@" + windowStartMs;
+  }
+
+  /** The name of the top-level provenance object. */
+  public static final String PROVENANCE = "provenance";
+
+  private static void writeProvenance(JsonGenerator g, Provenance p) throws IOException {
+    g.writeObjectFieldStart(PROVENANCE);
+    g.writeArrayFieldStart("sources");
+    int[] partitions = p.sourcePartitions();
+    long[] epochs = p.sourceEpochs();
+    for (int i = 0; i < partitions.length; i++) {
+      g.writeStartObject();
+      g.writeNumberField("partition", partitions[i]);
+      g.writeNumberField("epoch", epochs[i]);
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeNumberField("partitions_reporting", p.partitionsReporting());
+    g.writeNumberField("partitions_expected", p.partitionsExpected());
+    if (p.watermarkMs() != Long.MIN_VALUE) {
+      g.writeNumberField("watermark_ms", p.watermarkMs());
+    }
+    if (p.lateEvents() >= 0) {
+      g.writeNumberField("late_events", p.lateEvents());
+    }
+    g.writeEndObject();
   }
 
   private static void number(JsonGenerator g, String name, double v) throws IOException {

@@ -43,12 +43,6 @@ public final class HoppingSliceAssigner implements SliceAssigner {
     return shape;
   }
 
-  /** The end of the earliest window containing the slice. */
-  @Override
-  public long lateBoundaryMs(long sliceStartMs) {
-    return shape.firstWindowEndMs(sliceStartMs);
-  }
-
   /** The end of the latest window containing the slice. */
   @Override
   public long finalWatermarkMs(long sliceStartMs) {

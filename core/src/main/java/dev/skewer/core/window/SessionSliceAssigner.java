@@ -66,15 +66,6 @@ public final class SessionSliceAssigner implements SliceAssigner {
     return shape;
   }
 
-  /**
-   * The slice end: once the watermark passes it + allowed lateness the coordinator may have dropped
-   * sessions the event could join, so the event is late.
-   */
-  @Override
-  public long lateBoundaryMs(long sliceStartMs) {
-    return sliceStartMs + sliceMs;
-  }
-
   /** The close boundary of a session ending in this slice. */
   @Override
   public long finalWatermarkMs(long sliceStartMs) {

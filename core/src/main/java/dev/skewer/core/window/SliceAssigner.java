@@ -12,10 +12,9 @@ import dev.skewer.core.job.WindowSpec;
  * updates exactly one slice whatever the overlap. Implementations are immutable, thread-safe and
  * allocate nothing per call.
  *
- * <p>Per slice, three instants drive a node: the slice is emitted once the watermark reaches its
- * end; an event of it is late, and the slice is dropped, once the watermark reaches {@link
- * #lateBoundaryMs} + allowed lateness; at end of input the watermark moves to {@link
- * #finalWatermarkMs} of the latest slice so the coordinator can close everything.
+ * <p>A node emits a slice once the watermark reaches its end; at end of input its close point moves
+ * to {@link #finalWatermarkMs} of the latest slice so the coordinator can close everything.
+ * Lateness is judged per result, not per slice (the node's {@code PartitionAggregator}).
  */
 public interface SliceAssigner {
 
@@ -28,15 +27,6 @@ public interface SliceAssigner {
   /** How the coordinator composes results from these slices. */
   default WindowShape shape() {
     return WindowShape.Tumbling.INSTANCE;
-  }
-
-  /**
-   * The instant that, plus allowed lateness, makes the events of the slice starting at {@code
-   * sliceStartMs} late: the end of the earliest result the slice contributes to. An event is either
-   * in every result it belongs to or routed to the late topic, never in some only.
-   */
-  default long lateBoundaryMs(long sliceStartMs) {
-    return sliceEndMs(sliceStartMs);
   }
 
   /**

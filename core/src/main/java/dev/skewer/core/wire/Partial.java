@@ -25,6 +25,13 @@ import java.util.Objects;
  * @param lastEventMs the latest event time folded in, in [firstEventMs, sliceEndMs)
  * @param dimensions the configured dimensions' values of the earliest event folded in ({@code
  *     input.dimensions} order, null where absent); non-null, at most 255 entries
+ * @param firstWindowEndMs the end of the first window this Partial counts in, &gt;= sliceEndMs: the
+ *     slice's first window, except for events a hopping slice took in after some of its windows had
+ *     closed beyond their allowed lateness — those count only in the later windows, and travel as
+ *     their own Partial of the same (key, slice)
+ * @param seq the position of this message among those its source partition sent, in this epoch, to
+ *     this partials partition (0, 1, 2, …), so the coordinator notices a lost one; -1 when unknown
+ *     (format 2 and older)
  */
 public record Partial(
     int sourcePartition,
@@ -37,7 +44,9 @@ public record Partial(
     WindowShape shape,
     long firstEventMs,
     long lastEventMs,
-    String[] dimensions)
+    String[] dimensions,
+    long firstWindowEndMs,
+    long seq)
     implements PartialsMessage {
 
   /** No dimensions. */
@@ -84,6 +93,63 @@ public record Partial(
       throw new IllegalArgumentException(
           "dimensions must have at most " + MAX_DIMENSIONS + " entries, had " + dimensions.length);
     }
+    if (firstWindowEndMs < sliceEndMs) {
+      throw new IllegalArgumentException(
+          "firstWindowEndMs must be >= sliceEndMs (" + sliceEndMs + "), was " + firstWindowEndMs);
+    }
+    if (seq < -1) {
+      throw new IllegalArgumentException("seq must be >= -1, was " + seq);
+    }
+  }
+
+  /**
+   * A Partial of the slice's first window with no sequence number yet (the sender numbers it with
+   * {@link #withSeq}).
+   */
+  public Partial(
+      int sourcePartition,
+      long epoch,
+      long version,
+      String key,
+      long sliceStartMs,
+      long sliceEndMs,
+      byte[] aggregate,
+      WindowShape shape,
+      long firstEventMs,
+      long lastEventMs,
+      String[] dimensions) {
+    this(
+        sourcePartition,
+        epoch,
+        version,
+        key,
+        sliceStartMs,
+        sliceEndMs,
+        aggregate,
+        shape,
+        firstEventMs,
+        lastEventMs,
+        dimensions,
+        sliceEndMs,
+        -1);
+  }
+
+  /** This Partial numbered {@code seq} among its source's messages to its partials partition. */
+  public Partial withSeq(long seq) {
+    return new Partial(
+        sourcePartition,
+        epoch,
+        version,
+        key,
+        sliceStartMs,
+        sliceEndMs,
+        aggregate,
+        shape,
+        firstEventMs,
+        lastEventMs,
+        dimensions,
+        firstWindowEndMs,
+        seq);
   }
 
   /**
@@ -124,7 +190,9 @@ public record Partial(
         && p.shape.equals(shape)
         && p.firstEventMs == firstEventMs
         && p.lastEventMs == lastEventMs
-        && Arrays.equals(p.dimensions, dimensions);
+        && Arrays.equals(p.dimensions, dimensions)
+        && p.firstWindowEndMs == firstWindowEndMs
+        && p.seq == seq;
   }
 
   @Override
@@ -139,7 +207,9 @@ public record Partial(
             sliceEndMs,
             shape,
             firstEventMs,
-            lastEventMs);
+            lastEventMs,
+            firstWindowEndMs,
+            seq);
     return 31 * (31 * h + Arrays.hashCode(aggregate)) + Arrays.hashCode(dimensions);
   }
 
@@ -169,6 +239,10 @@ public record Partial(
         + lastEventMs
         + ", dimensions="
         + Arrays.toString(dimensions)
+        + ", firstWindowEndMs="
+        + firstWindowEndMs
+        + ", seq="
+        + seq
         + "]";
   }
 }

@@ -6,12 +6,29 @@ package dev.skewer.core.wire;
  *
  * @param sourcePartition the events partition, >= 0
  * @param epoch the fencing epoch of the sending node, >= 0
- * @param watermarkMs no later event of this source partition is expected at or before this time
- *     ({@code Long.MIN_VALUE} before the first event)
- * @param idle true when the source partition has had no events for {@code watermark.idle}: it does
- *     not hold the global watermark back
+ * @param watermarkMs the source's lateness watermark: it will send nothing more for a result whose
+ *     end + allowed lateness is at or before this time (the larger of its own watermark, max event
+ *     time − delay, and the frontier it adopted from the coordinators); {@code Long.MIN_VALUE}
+ *     before the first event
+ * @param idle true when the source partition has had no events for {@code watermark.idle} (and has
+ *     sent its open slices): it does not hold the global watermark back
+ * @param closeMs at or after {@code watermarkMs}: results ending at or before it may be emitted
+ *     (end of input after {@code watermark.finalizeAfterIdle} moves it past the open slices without
+ *     making later events late)
+ * @param seq the position of this message among those its source partition sent, in this epoch, to
+ *     this partials partition; -1 when unknown (format 2 and older)
+ * @param finalized true when the idle source has also reached end of input ({@code
+ *     watermark.finalizeAfterIdle}): when every source is finalized, everything any of them
+ *     announced may close
  */
-public record Watermark(int sourcePartition, long epoch, long watermarkMs, boolean idle)
+public record Watermark(
+    int sourcePartition,
+    long epoch,
+    long watermarkMs,
+    boolean idle,
+    long closeMs,
+    long seq,
+    boolean finalized)
     implements PartialsMessage {
 
   public Watermark {
@@ -21,5 +38,31 @@ public record Watermark(int sourcePartition, long epoch, long watermarkMs, boole
     if (epoch < 0) {
       throw new IllegalArgumentException("epoch must be >= 0, was " + epoch);
     }
+    if (closeMs < watermarkMs) {
+      throw new IllegalArgumentException(
+          "closeMs must be >= watermarkMs (" + watermarkMs + "), was " + closeMs);
+    }
+    if (seq < -1) {
+      throw new IllegalArgumentException("seq must be >= -1, was " + seq);
+    }
+    if (finalized && !idle) {
+      throw new IllegalArgumentException("a finalized source is idle");
+    }
+  }
+
+  /** A watermark of a source that has not reached end of input. */
+  public Watermark(
+      int sourcePartition, long epoch, long watermarkMs, boolean idle, long closeMs, long seq) {
+    this(sourcePartition, epoch, watermarkMs, idle, closeMs, seq, false);
+  }
+
+  /** A watermark that closes what it makes late, not yet numbered. */
+  public Watermark(int sourcePartition, long epoch, long watermarkMs, boolean idle) {
+    this(sourcePartition, epoch, watermarkMs, idle, watermarkMs, -1);
+  }
+
+  /** This watermark numbered {@code seq} among its source's messages to its partials partition. */
+  public Watermark withSeq(long seq) {
+    return new Watermark(sourcePartition, epoch, watermarkMs, idle, closeMs, seq, finalized);
   }
 }

@@ -17,9 +17,12 @@ import java.nio.charset.StandardCharsets;
 public final class WireCodec {
 
   /** The format version written in byte 0. */
-  public static final byte FORMAT_VERSION = 2;
+  public static final byte FORMAT_VERSION = 3;
 
-  /** The previous format version, still read (its Partials are tumbling, with no extent). */
+  /** Format 2, still read: no sequence numbers, no first window end, no close watermark. */
+  public static final byte FORMAT_VERSION_2 = 2;
+
+  /** Format 1, still read: its Partials are tumbling, with no extent. */
   public static final byte FORMAT_VERSION_1 = 1;
 
   /** Type tag of {@link Partial}. */
@@ -34,8 +37,9 @@ public final class WireCodec {
   /** The longest dimension value, in UTF-8 bytes. */
   public static final int MAX_DIMENSION_BYTES = 65_536;
 
-  private static final int PARTIAL_FIXED_BYTES = 80;
-  private static final int WATERMARK_BYTES = 23;
+  private static final int PARTIAL_FIXED_BYTES = 96;
+  private static final int WATERMARK_BYTES = 39;
+  private static final int WATERMARK_V2_BYTES = 23;
 
   private WireCodec() {}
 
@@ -73,8 +77,8 @@ public final class WireCodec {
       ByteBuffer b =
           ByteBuffer.allocate(PARTIAL_FIXED_BYTES + dimsLength + key.length + p.aggregate().length);
       b.put(FORMAT_VERSION).put(TAG_PARTIAL);
-      b.putInt(p.sourcePartition()).putLong(p.epoch()).putLong(p.version());
-      b.putLong(p.sliceStartMs()).putLong(p.sliceEndMs());
+      b.putInt(p.sourcePartition()).putLong(p.epoch()).putLong(p.seq()).putLong(p.version());
+      b.putLong(p.sliceStartMs()).putLong(p.sliceEndMs()).putLong(p.firstWindowEndMs());
       b.putLong(p.firstEventMs()).putLong(p.lastEventMs());
       WindowShape shape = p.shape();
       b.put((byte) shape.code());
@@ -100,8 +104,9 @@ public final class WireCodec {
     Watermark w = (Watermark) message;
     ByteBuffer b = ByteBuffer.allocate(WATERMARK_BYTES);
     b.put(FORMAT_VERSION).put(TAG_WATERMARK);
-    b.putInt(w.sourcePartition()).putLong(w.epoch()).putLong(w.watermarkMs());
-    b.put((byte) (w.idle() ? 1 : 0));
+    b.putInt(w.sourcePartition()).putLong(w.epoch()).putLong(w.seq());
+    b.putLong(w.watermarkMs()).putLong(w.closeMs());
+    b.put((byte) ((w.idle() ? 1 : 0) | (w.finalized() ? 2 : 0)));
     return b.array();
   }
 
@@ -113,13 +118,14 @@ public final class WireCodec {
     if (bytes.length < 2) {
       throw new WireFormatException("truncated header: " + bytes.length + " bytes, need 2");
     }
-    if (bytes[0] != FORMAT_VERSION && bytes[0] != FORMAT_VERSION_1) {
+    byte version = bytes[0];
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_2 && version != FORMAT_VERSION_1) {
       throw new WireFormatException(
           "unsupported format version "
-              + bytes[0]
+              + version
               + " (this reader knows "
               + FORMAT_VERSION_1
-              + " and "
+              + " to "
               + FORMAT_VERSION
               + ")");
     }
@@ -127,9 +133,9 @@ public final class WireCodec {
     try {
       switch (bytes[1]) {
         case TAG_PARTIAL:
-          return bytes[0] == FORMAT_VERSION ? decodePartial(b) : decodePartialV1(b);
+          return version == FORMAT_VERSION_1 ? decodePartialV1(b) : decodePartial(b, version);
         case TAG_WATERMARK:
-          return decodeWatermark(b);
+          return decodeWatermark(b, version);
         default:
           throw new WireFormatException("unknown type tag " + bytes[1]);
       }
@@ -152,12 +158,15 @@ public final class WireCodec {
     return new Partial(sourcePartition, epoch, version, key, sliceStartMs, sliceEndMs, aggregate);
   }
 
-  private static Partial decodePartial(ByteBuffer b) {
+  private static Partial decodePartial(ByteBuffer b, byte format) {
+    boolean v3 = format == FORMAT_VERSION;
     int sourcePartition = b.getInt();
     long epoch = b.getLong();
+    long seq = v3 ? b.getLong() : -1;
     long version = b.getLong();
     long sliceStartMs = b.getLong();
     long sliceEndMs = b.getLong();
+    long firstWindowEndMs = v3 ? b.getLong() : sliceEndMs;
     long firstEventMs = b.getLong();
     long lastEventMs = b.getLong();
     byte shapeCode = b.get();
@@ -213,7 +222,9 @@ public final class WireCodec {
         shape,
         firstEventMs,
         lastEventMs,
-        dims);
+        dims,
+        firstWindowEndMs,
+        seq);
   }
 
   private static String key(ByteBuffer b) {
@@ -244,19 +255,24 @@ public final class WireCodec {
     return aggregate;
   }
 
-  private static Watermark decodeWatermark(ByteBuffer b) {
-    if (b.remaining() != WATERMARK_BYTES - 2) {
+  private static Watermark decodeWatermark(ByteBuffer b, byte format) {
+    boolean v3 = format == FORMAT_VERSION;
+    int size = v3 ? WATERMARK_BYTES : WATERMARK_V2_BYTES;
+    if (b.remaining() != size - 2) {
       throw new WireFormatException(
-          "a watermark is " + WATERMARK_BYTES + " bytes, was " + (b.remaining() + 2));
+          "a watermark of format " + format + " is " + size + " bytes, was " + (b.remaining() + 2));
     }
     int sourcePartition = b.getInt();
     long epoch = b.getLong();
+    long seq = v3 ? b.getLong() : -1;
     long watermarkMs = b.getLong();
+    long closeMs = v3 ? b.getLong() : watermarkMs;
     byte flags = b.get();
-    if ((flags & ~1) != 0) {
+    if ((flags & ~(v3 ? 3 : 1)) != 0 || flags == 2) {
       throw new WireFormatException("unknown watermark flags " + flags);
     }
-    return new Watermark(sourcePartition, epoch, watermarkMs, flags == 1);
+    return new Watermark(
+        sourcePartition, epoch, watermarkMs, (flags & 1) != 0, closeMs, seq, (flags & 2) != 0);
   }
 
   private static String utf8(ByteBuffer b, int length, String what) {

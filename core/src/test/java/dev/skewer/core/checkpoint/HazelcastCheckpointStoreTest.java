@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
-import java.io.IOException;
-import java.net.ServerSocket;
+import dev.skewer.core.job.JobNames;
+import dev.skewer.core.net.FreePorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +28,7 @@ import org.junit.jupiter.api.TestInstance;
 class HazelcastCheckpointStoreTest {
 
   private static final int ROUNDS = 24;
+  private static final JobNames NAMES = JobNames.of("store-test");
 
   private HazelcastInstance zombieMember;
   private HazelcastInstance successorMember;
@@ -35,17 +36,17 @@ class HazelcastCheckpointStoreTest {
   private HazelcastCheckpointStore successorSide;
 
   @BeforeAll
-  void startMembers() throws IOException {
-    int p1 = freePort();
-    int p2 = freePort();
+  void startMembers() {
+    int p1 = FreePorts.next();
+    int p2 = FreePorts.next();
     List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
     String cluster = "skewer-store-test-" + p1;
     zombieMember =
         HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
     successorMember =
         HazelcastMembers.start(ClusterSettings.loopback(cluster, p2, members), "node-2", "node");
-    zombieSide = HazelcastCheckpointStore.create(zombieMember, null, "unused");
-    successorSide = HazelcastCheckpointStore.create(successorMember, null, "unused");
+    zombieSide = HazelcastCheckpointStore.create(zombieMember, null, NAMES, "unused", false);
+    successorSide = HazelcastCheckpointStore.create(successorMember, null, NAMES, "unused", false);
   }
 
   @AfterAll
@@ -154,8 +155,7 @@ class HazelcastCheckpointStoreTest {
     assertThat(zombieSide.load(id)).contains(b);
     assertThat(zombieSide.ids()).contains(id);
     assertThat(zombieSide.transactionalRecord(id, b)).as("no Kafka: no topic").isEmpty();
-    assertThat(successorMember.<String, Long>getMap(HazelcastCheckpointStore.EPOCHS_MAP).get(id))
-        .isEqualTo(second);
+    assertThat(successorMember.<String, Long>getMap(NAMES.epochsMap()).get(id)).isEqualTo(second);
   }
 
   /** The first {@code prefix + i} whose map entry {@code member} owns. */
@@ -166,12 +166,6 @@ class HazelcastCheckpointStoreTest {
       if (owner != null && owner.localMember()) {
         return id;
       }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }

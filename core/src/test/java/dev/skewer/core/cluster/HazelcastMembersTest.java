@@ -7,8 +7,8 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.net.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -18,8 +18,8 @@ class HazelcastMembersTest {
   @Test
   void shouldFormAClusterOfTwoWhenBothMembersListEachOther() throws IOException {
     // given
-    int p1 = freePort();
-    int p2 = freePort();
+    int p1 = FreePorts.next();
+    int p2 = FreePorts.next();
     List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
     String cluster = "skewer-test-" + p1;
     HazelcastInstance node = null;
@@ -60,14 +60,25 @@ class HazelcastMembersTest {
     Config config =
         HazelcastMembers.config(
             new ClusterSettings(
-                "skewer", "0.0.0.0", 5701, List.of(), true, "skewer-hz.default.svc.cluster.local"),
+                "skewer-j",
+                "0.0.0.0",
+                "10.1.2.3",
+                5801,
+                List.of(),
+                "skewer-hz.default.svc.cluster.local"),
             "node-1",
-            "node");
+            "node",
+            "j");
 
     JoinConfig join = config.getNetworkConfig().getJoin();
     assertThat(join.getKubernetesConfig().isEnabled()).isTrue();
     assertThat(join.getKubernetesConfig().getProperty("service-dns"))
         .isEqualTo("skewer-hz.default.svc.cluster.local");
+    assertThat(join.getKubernetesConfig().getProperty("service-port")).isEqualTo("5801");
+    assertThat(config.getNetworkConfig().getPublicAddress()).isEqualTo("10.1.2.3:5801");
+    assertThat(config.getNetworkConfig().getPort()).isEqualTo(5801);
+    assertThat(config.getProperty("hazelcast.socket.bind.any")).isEqualTo("true");
+    assertThat(config.getClusterName()).isEqualTo("skewer-j");
     assertThat(join.getTcpIpConfig().isEnabled()).isFalse();
     assertThat(join.getMulticastConfig().isEnabled()).isFalse();
     assertThat(join.getAutoDetectionConfig().isEnabled()).isFalse();
@@ -76,7 +87,27 @@ class HazelcastMembersTest {
     assertThat(config.getProperty("hazelcast.max.no.heartbeat.seconds")).isEqualTo("5");
     assertThat(config.getMemberAttributeConfig().getAttributes())
         .containsEntry("skewer.role", "node")
-        .containsEntry("skewer.name", "node-1");
+        .containsEntry("skewer.name", "node-1")
+        .containsEntry("skewer.job", "j");
+  }
+
+  @Test
+  void shouldBindTheGivenAddressAndAdvertiseThePublicOne() {
+    Config config =
+        HazelcastMembers.config(
+            new ClusterSettings(
+                "c", "10.0.0.5", "node-1.example", 5701, List.of("10.0.0.6:5701"), null),
+            "node-1",
+            "node");
+    assertThat(config.getProperty("hazelcast.socket.bind.any")).isEqualTo("false");
+    assertThat(config.getNetworkConfig().getInterfaces().isEnabled()).isTrue();
+    assertThat(config.getNetworkConfig().getInterfaces().getInterfaces())
+        .containsExactly("10.0.0.5");
+    assertThat(config.getNetworkConfig().getPublicAddress()).isEqualTo("node-1.example:5701");
+    JoinConfig join = config.getNetworkConfig().getJoin();
+    assertThat(join.getTcpIpConfig().isEnabled()).isTrue();
+    assertThat(join.getTcpIpConfig().getMembers()).containsExactly("10.0.0.6:5701");
+    assertThat(join.getKubernetesConfig().isEnabled()).isFalse();
   }
 
   @Test
@@ -87,15 +118,11 @@ class HazelcastMembersTest {
         .hasMessage("members entries must be host:port, was '127.0.0.1'");
     assertThatThrownBy(() -> ClusterSettings.loopback("c", 5701, List.of("127.0.0.1:15701-15703")))
         .hasMessage("members entries must be host:port, was '127.0.0.1:15701-15703'");
-    assertThatThrownBy(() -> new ClusterSettings("c", "h", 5701, List.of(), true, null))
-        .hasMessage("kubernetesServiceDns must be set when kubernetes is true, was null");
-    assertThatThrownBy(() -> new ClusterSettings(" ", "h", 5701, List.of(), false, null))
+    assertThatThrownBy(() -> new ClusterSettings("c", "h", null, 5701, List.of(), " "))
+        .hasMessage("kubernetesServiceDns must be a DNS name or null, was ' '");
+    assertThatThrownBy(() -> new ClusterSettings(" ", "h", null, 5701, List.of(), null))
         .hasMessage("clusterName must be non-blank, was ' '");
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    assertThatThrownBy(() -> new ClusterSettings("c", "0.0.0.0", null, 5701, List.of(), null))
+        .hasMessage("publicAddress must be set when bindAddress is the wildcard 0.0.0.0");
   }
 }

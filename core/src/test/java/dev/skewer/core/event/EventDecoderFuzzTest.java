@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 import net.jqwik.api.ForAll;
@@ -42,7 +43,7 @@ class EventDecoderFuzzTest {
                 (byte) "{}[]\":,0123456789.eE+-NaInfity \\tnulrsTZ#".charAt(random.nextInt(41));
             break;
           default:
-            b = java.util.Arrays.copyOf(b, pos);
+            b = Arrays.copyOf(b, pos);
         }
         if (b.length == 0) {
           break;

@@ -46,8 +46,7 @@ class EventDecoderTest {
                 + "\"ctx\":{\"channel\":\"web\"},\"ignored\":{\"deep\":[true,null]}}");
 
     assertThat(r).isNull();
-    assertThat(event.key()).isEqualTo("ad42");
-    assertThat(event.rawKey()).isEqualTo("ad42#3");
+    assertThat(event.key()).as("keys are the user's: never rewritten").isEqualTo("ad42#3");
     assertThat(event.eventTimeMs()).isEqualTo(1_700_000_000_000L);
     assertThat(event.numeric()).containsExactly(12.5, -3.0);
     assertThat(event.quantileValue()).isEqualTo(12.5);
@@ -275,17 +274,36 @@ class EventDecoderTest {
         "\"value\":+Infinity",
         "\"value\":1e999",
         "\"value\":-1e999",
-        "\"value\":\"12\"",
-        "\"value\":true",
-        "\"value\":{}",
-        "\"value\":[1]",
-        "\"m\":{\"cost\":NaN}",
-        "\"m\":{\"cost\":\"x\"}"
+        "\"m\":{\"cost\":NaN}"
       })
-  void shouldReportNonFiniteNumberWhenAMappedNumberIsUnusable(String field) {
+  void shouldReportNonFiniteNumberWhenAMappedNumberIsNotFinite(String field) {
     assertThat(decode("{\"key\":\"a\",\"ts\":1," + field + "}"))
         .as(field)
         .isEqualTo(DlqReason.NON_FINITE_NUMBER);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "\"value\":\"12\"",
+        "\"value\":\"12.5\"",
+        "\"value\":true",
+        "\"value\":{}",
+        "\"value\":[1]",
+        "\"m\":{\"cost\":\"x\"}",
+        "\"value\":NaN,\"m\":{\"cost\":\"3\"}"
+      })
+  void shouldReportNotANumberWhenAMappedNumberIsAStringBooleanObjectOrArray(String field) {
+    assertThat(decode("{\"key\":\"a\",\"ts\":1," + field + "}"))
+        .as(field)
+        .isEqualTo(DlqReason.NOT_A_NUMBER);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"order#12", "order#7", "a#1#2", "#3", "ad42#"})
+  void shouldKeepKeysThatLookSaltedAsTheUserWroteThem(String key) {
+    assertThat(decode("{\"key\":\"" + key + "\",\"ts\":1}")).isNull();
+    assertThat(event.key()).isEqualTo(key);
   }
 
   @Test
@@ -328,16 +346,16 @@ class EventDecoderTest {
             Map.of());
     DecodedEvent e = DecodedEvent.forJob(job);
     assertThat(new EventDecoder(job).decode(bytes("{\"t\":1,\"u\":\"x#2\"}"), e)).isNull();
-    assertThat(e.key()).isEqualTo("x");
+    assertThat(e.key()).isEqualTo("x#2");
     assertThat(e.distinctItem()).isEqualTo("x#2");
     assertThat(e.frequencyItem()).isEqualTo("x#2");
   }
 
   @Test
-  void shouldStripTheSaltWithTheConfiguredSeparator() {
+  void shouldNeverStripWhatLooksLikeASaltWhateverTheSeparator() {
     EventDecoder tilde = new EventDecoder(job(Map.of("SKEWER_INPUT_SALT_SEPARATOR", "~")));
     assertThat(tilde.decode(bytes("{\"key\":\"ad#3~12\",\"ts\":1}"), event)).isNull();
-    assertThat(event.key()).isEqualTo("ad#3");
+    assertThat(event.key()).isEqualTo("ad#3~12");
   }
 
   @Test

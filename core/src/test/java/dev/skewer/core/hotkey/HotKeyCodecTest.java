@@ -3,8 +3,10 @@ package dev.skewer.core.hotkey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Random;
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -20,11 +22,8 @@ class HotKeyCodecTest {
       @ForAll @IntRange(min = 2, max = HotKey.MAX_FANOUT) int fanout,
       @ForAll @LongRange(min = 0) long sinceMs) {
     // lone surrogates cannot cross UTF-8; the node rejects such keys as BAD_KEY upstream
-    net.jqwik.api.Assume.that(
-        new String(
-                key.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                java.nio.charset.StandardCharsets.UTF_8)
-            .equals(key));
+    Assume.that(
+        new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8).equals(key));
     HotKey h = new HotKey(key, fanout, sinceMs);
     assertThat(HotKeyCodec.decode(HotKeyCodec.encodeKey(key), HotKeyCodec.encodeValue(h)))
         .isEqualTo(h);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.AlphaChars;
@@ -46,7 +47,7 @@ class SaltRouterTest {
       @ForAll @StringLength(min = 1, max = 30) String key,
       @ForAll @IntRange(min = 1, max = 64) int partitions) {
     HotKeyTable table = HotKeyTable.of(new HotKey("ad0", 8, 0), new HotKey("x", 3, 0));
-    net.jqwik.api.Assume.that(
+    Assume.that(
         !key.equals("ad0") && !key.startsWith("ad0#") && !key.equals("x") && !key.startsWith("x#"));
     byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
     assertThat(router.partition(table, bytes, partitions))

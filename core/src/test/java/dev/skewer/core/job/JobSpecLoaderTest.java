@@ -99,7 +99,7 @@ class JobSpecLoaderTest {
             new TopicsSpec(
                 "events",
                 4,
-                "skewer.partials",
+                "skewer.clicks.partials",
                 2,
                 "skewer.results",
                 "skewer.late",
@@ -159,9 +159,10 @@ class JobSpecLoaderTest {
     assertThat(JobSpecLoader.envName("guarantee")).isEqualTo("GUARANTEE");
     // a job built in code keeps its guarantee when its topics change
     JobSpec exactly = JobSpecLoader.parse(FULL, Map.of());
-    assertThat(exactly.withTopics(TopicsSpec.defaults()).guarantee())
+    assertThat(exactly.withTopics(TopicsSpec.defaults("other")).guarantee())
         .isEqualTo(Guarantee.EXACTLY_ONCE);
-    assertThat(exactly.withTopics(TopicsSpec.defaults()).topics()).isEqualTo(TopicsSpec.defaults());
+    assertThat(exactly.withTopics(TopicsSpec.defaults("other")).topics())
+        .isEqualTo(TopicsSpec.defaults("other"));
   }
 
   @Test
@@ -345,6 +346,6 @@ class JobSpecLoaderTest {
   void shouldReportAMissingFileAsAJobSpecException() {
     assertThatThrownBy(() -> JobSpecLoader.load(Path.of("no-such-job.yaml"), Map.of()))
         .isInstanceOf(JobSpecException.class)
-        .hasMessageContaining("cannot read job file no-such-job.yaml");
+        .hasMessageContaining("job file no-such-job.yaml does not exist");
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -316,7 +317,7 @@ class JobSpecValidationTest {
             "name: is required"));
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void shouldExposeThePathAndProblemSeparately() {
     JobSpecException e = new JobSpecException("size", "must be > 0, was -5s").under("window");
     assertThat(e.path()).isEqualTo("window.size");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.sketches.Aggregate;
@@ -240,9 +241,53 @@ class ResultFormatterTest {
     assertThat(a.get("guarantee").asText()).isEqualTo("at_least_once");
     assertThat(e.get("guarantee").asText()).isEqualTo("exactly_once");
     assertThat(session.get("guarantee").asText()).isEqualTo("exactly_once");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) a).remove("guarantee");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) e).remove("guarantee");
+    ((ObjectNode) a).remove("guarantee");
+    ((ObjectNode) e).remove("guarantee");
     assertThat(e).isEqualTo(a);
+  }
+
+  @Test
+  void shouldWriteTheProvenanceBesideTheValue() throws Exception {
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    agg.update(new double[] {1, 2}, "u", "ie", 1);
+    Provenance p = new Provenance(new int[] {0, 3}, new long[] {2, 7}, 3, 4, END + 500, 5);
+
+    JsonNode r =
+        JSON.readTree(new ResultFormatter(job).format("ad42", START, END, agg, 1, null, null, p));
+
+    JsonNode prov = r.get("provenance");
+    assertThat(prov.get("sources").get(0).get("partition").asInt()).isZero();
+    assertThat(prov.get("sources").get(0).get("epoch").asLong()).isEqualTo(2);
+    assertThat(prov.get("sources").get(1).get("partition").asInt()).isEqualTo(3);
+    assertThat(prov.get("sources").get(1).get("epoch").asLong()).isEqualTo(7);
+    assertThat(prov.get("partitions_reporting").asInt()).isEqualTo(3);
+    assertThat(prov.get("partitions_expected").asInt()).isEqualTo(4);
+    assertThat(prov.get("watermark_ms").asLong()).isEqualTo(END + 500);
+    assertThat(prov.get("late_events").asLong()).isEqualTo(5);
+    assertThat(r.get("value").get("revision").asInt()).isEqualTo(1);
+    assertThat(r.get("value").has("provenance")).isFalse();
+    List<String> fields = new ArrayList<>();
+    r.fieldNames().forEachRemaining(fields::add);
+    assertThat(fields)
+        .containsExactly(
+            "event", "ad", "timestamp", "guarantee", "value", "provenance", "user_attributes");
+
+    // unknown late count and watermark are left out, not invented
+    JsonNode bare =
+        JSON.readTree(
+            new ResultFormatter(job)
+                .format(
+                    "ad42",
+                    START,
+                    END,
+                    agg,
+                    0,
+                    null,
+                    null,
+                    new Provenance(new int[] {1}, new long[] {1}, 1, 4, Long.MIN_VALUE, -1)));
+    assertThat(bare.get("provenance").has("late_events")).isFalse();
+    assertThat(bare.get("provenance").has("watermark_ms")).isFalse();
   }
 
   @Test

@@ -36,7 +36,7 @@ class HoppingAndSessionSliceAssignerTest {
         last = Math.max(last, w + size);
       }
     }
-    assertThat(a.lateBoundaryMs(slice)).isEqualTo(first).isEqualTo(shape.firstWindowEndMs(t));
+    assertThat(shape.firstWindowEndMs(slice)).isEqualTo(first).isEqualTo(shape.firstWindowEndMs(t));
     assertThat(a.finalWatermarkMs(slice)).isEqualTo(last).isEqualTo(shape.lastWindowEndMs(t));
   }
 
@@ -45,7 +45,7 @@ class HoppingAndSessionSliceAssignerTest {
     HoppingSliceAssigner a = new HoppingSliceAssigner(60_000, 1_000);
     assertThat(a.sliceMs()).isEqualTo(1_000);
     assertThat(a.sliceStartMs(12_345)).isEqualTo(12_000);
-    assertThat(a.lateBoundaryMs(12_000)).isEqualTo(13_000);
+    assertThat(((WindowShape.Hopping) a.shape()).firstWindowEndMs(12_000)).isEqualTo(13_000);
     assertThat(a.finalWatermarkMs(12_000)).isEqualTo(72_000);
     assertThat(new HoppingSliceAssigner(60_000, 25_000).sliceMs()).isEqualTo(5_000);
     assertThatThrownBy(() -> new HoppingSliceAssigner(10, 20)).hasMessageContaining("hopMs");

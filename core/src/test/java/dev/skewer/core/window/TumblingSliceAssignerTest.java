@@ -8,6 +8,7 @@ import java.time.Duration;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -59,7 +60,7 @@ class TumblingSliceAssignerTest {
     assertThat(a.sliceStartMs(a.sliceEndMs(start))).isEqualTo(a.sliceEndMs(start));
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void shouldAssignEveryWindowKindTheRuntimeRuns() {
     assertThat(SliceAssigner.of(WindowSpec.session(Duration.ofMinutes(1))))
         .isInstanceOf(SessionSliceAssigner.class);

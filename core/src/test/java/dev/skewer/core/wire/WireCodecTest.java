@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skewer.core.window.WindowShape;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -47,8 +50,8 @@ class WireCodecTest {
           1_700_000_009_999L,
           Partial.NO_DIMENSIONS);
 
-  // golden encodings: a change here is a format change and must bump FORMAT_VERSION
-  private static final String PARTIAL_HEX =
+  // format version 2 encodings (no seq, no first window end, no close): still read
+  private static final String PARTIAL_V2_HEX =
       "0201"
           + "00000003"
           + "0000000000000007"
@@ -65,7 +68,7 @@ class WireCodecTest {
           + "61643432"
           + "00000003"
           + "010203";
-  private static final String HOPPING_PARTIAL_HEX =
+  private static final String HOPPING_PARTIAL_V2_HEX =
       "0201"
           + "00000003"
           + "0000000000000007"
@@ -82,7 +85,7 @@ class WireCodecTest {
           + "61643432"
           + "00000003"
           + "010203";
-  private static final String SESSION_PARTIAL_HEX =
+  private static final String SESSION_PARTIAL_V2_HEX =
       "0201"
           + "00000003"
           + "0000000000000007"
@@ -102,7 +105,7 @@ class WireCodecTest {
           + "61643432"
           + "00000003"
           + "010203";
-  private static final String WATERMARK_HEX =
+  private static final String WATERMARK_V2_HEX =
       "0202" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
   // format version 1, written before hopping and session windows: still read
   private static final String PARTIAL_V1_HEX =
@@ -119,20 +122,92 @@ class WireCodecTest {
   private static final String WATERMARK_V1_HEX =
       "0102" + "00000003" + "0000000000000007" + "0000018bcfe56030" + "01";
 
+  // golden encodings of format 3: a change here is a format change and must bump FORMAT_VERSION
+  private static final String PARTIAL_HEX =
+      "0301"
+          + "00000003"
+          + "0000000000000007"
+          + "0000000000000005" // seq
+          + "000000000000002a"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f10"
+          + "0000018bcfe58f10" // first window end = slice end
+          + "0000018bcfe56800"
+          + "0000018bcfe58f0f"
+          + "00"
+          + "0000000000000000"
+          + "0000000000000000"
+          + "00"
+          + "00000004"
+          + "61643432"
+          + "00000003"
+          + "010203";
+  private static final String HOPPING_PARTIAL_HEX =
+      "0301"
+          + "00000003"
+          + "0000000000000007"
+          + "0000000000000000" // seq
+          + "000000000000002a"
+          + "0000018bcfe56800"
+          + "0000018bcfe58f10"
+          + "0000018bcfe5dd30" // first window end: 20 s after the slice end
+          + "0000018bcfe56800"
+          + "0000018bcfe58f0f"
+          + "01"
+          + "000000000000ea60"
+          + "0000000000002710"
+          + "00"
+          + "00000004"
+          + "61643432"
+          + "00000003"
+          + "010203";
+  private static final String WATERMARK_HEX =
+      "0302"
+          + "00000003"
+          + "0000000000000007"
+          + "0000000000000009" // seq
+          + "0000018bcfe56030"
+          + "0000018bcfe58740" // close: 10 s after the watermark
+          + "01";
+
   @Test
   void shouldMatchTheGoldenEncodings() {
-    assertThat(HexFormat.of().formatHex(WireCodec.encode(PARTIAL))).isEqualTo(PARTIAL_HEX);
-    assertThat(HexFormat.of().formatHex(WireCodec.encode(HOPPING_PARTIAL)))
-        .isEqualTo(HOPPING_PARTIAL_HEX);
-    assertThat(HexFormat.of().formatHex(WireCodec.encode(SESSION_PARTIAL)))
-        .isEqualTo(SESSION_PARTIAL_HEX);
-    assertThat(HexFormat.of().formatHex(WireCodec.encode(WATERMARK))).isEqualTo(WATERMARK_HEX);
-    assertThat(WireCodec.decode(HexFormat.of().parseHex(PARTIAL_HEX))).isEqualTo(PARTIAL);
-    assertThat(WireCodec.decode(HexFormat.of().parseHex(HOPPING_PARTIAL_HEX)))
+    Partial partial = PARTIAL.withSeq(5);
+    Partial hopping =
+        new Partial(
+            3,
+            7,
+            42,
+            "ad42",
+            1_700_000_000_000L,
+            1_700_000_010_000L,
+            new byte[] {1, 2, 3},
+            new WindowShape.Hopping(60_000, 10_000),
+            1_700_000_000_000L,
+            1_700_000_009_999L,
+            Partial.NO_DIMENSIONS,
+            1_700_000_030_000L,
+            0);
+    Watermark watermark =
+        new Watermark(3, 7, WATERMARK.watermarkMs(), true, WATERMARK.watermarkMs() + 10_000, 9);
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(partial))).isEqualTo(PARTIAL_HEX);
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(hopping))).isEqualTo(HOPPING_PARTIAL_HEX);
+    assertThat(HexFormat.of().formatHex(WireCodec.encode(watermark))).isEqualTo(WATERMARK_HEX);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(PARTIAL_HEX))).isEqualTo(partial);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(HOPPING_PARTIAL_HEX))).isEqualTo(hopping);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(WATERMARK_HEX))).isEqualTo(watermark);
+  }
+
+  @Test
+  void shouldStillDecodeFormatVersion2WithoutSequenceNumbers() {
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(PARTIAL_V2_HEX))).isEqualTo(PARTIAL);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(HOPPING_PARTIAL_V2_HEX)))
         .isEqualTo(HOPPING_PARTIAL);
-    assertThat(WireCodec.decode(HexFormat.of().parseHex(SESSION_PARTIAL_HEX)))
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(SESSION_PARTIAL_V2_HEX)))
         .isEqualTo(SESSION_PARTIAL);
-    assertThat(WireCodec.decode(HexFormat.of().parseHex(WATERMARK_HEX))).isEqualTo(WATERMARK);
+    assertThat(WireCodec.decode(HexFormat.of().parseHex(WATERMARK_V2_HEX))).isEqualTo(WATERMARK);
+    assertThat(PARTIAL.seq()).isEqualTo(-1);
+    assertThat(WATERMARK.closeMs()).isEqualTo(WATERMARK.watermarkMs());
   }
 
   @Test
@@ -150,7 +225,7 @@ class WireCodecTest {
       @ForAll @LongRange(min = -1_000_000_000_000_000L, max = 1_000_000_000_000_000L) long start,
       @ForAll @LongRange(min = 1, max = 86_400_000) long size,
       @ForAll @Size(max = 64) byte[] aggregate) {
-    net.jqwik.api.Assume.that(wellFormed(key));
+    Assume.that(wellFormed(key));
     Partial p = new Partial(source, epoch, version, key, start, start + size, aggregate);
     assertThat(WireCodec.decode(WireCodec.encode(p))).isEqualTo(p);
   }
@@ -160,8 +235,13 @@ class WireCodecTest {
       @ForAll @IntRange(min = 0) int source,
       @ForAll @LongRange(min = 0) long epoch,
       @ForAll long watermarkMs,
-      @ForAll boolean idle) {
-    Watermark w = new Watermark(source, epoch, watermarkMs, idle);
+      @ForAll boolean idle,
+      @ForAll boolean finalized,
+      @ForAll @LongRange(min = 0, max = 1_000_000) long closeAhead,
+      @ForAll @LongRange(min = -1) long seq) {
+    long closeMs =
+        watermarkMs > Long.MAX_VALUE - closeAhead ? watermarkMs : watermarkMs + closeAhead;
+    Watermark w = new Watermark(source, epoch, watermarkMs, idle, closeMs, seq, idle && finalized);
     assertThat(WireCodec.decode(WireCodec.encode(w))).isEqualTo(w);
   }
 
@@ -171,8 +251,8 @@ class WireCodecTest {
       @ForAll @LongRange(min = 1, max = 600_000) long slice,
       @ForAll @LongRange(min = 0, max = 599_999) long a,
       @ForAll @LongRange(min = 0, max = 599_999) long b,
-      @ForAll @Size(max = 4) java.util.List<@StringLength(max = 12) String> dims) {
-    net.jqwik.api.Assume.that(dims.stream().allMatch(d -> d == null || wellFormed(d)));
+      @ForAll @Size(max = 4) List<@StringLength(max = 12) String> dims) {
+    Assume.that(dims.stream().allMatch(d -> d == null || wellFormed(d)));
     long first = start + Math.min(a, b) % slice;
     long last = Math.max(first, start + Math.max(a, b) % slice);
     Partial p =
@@ -214,10 +294,10 @@ class WireCodecTest {
           b[random.nextInt(b.length)] = (byte) random.nextInt(256);
           break;
         case 1:
-          b = java.util.Arrays.copyOf(b, random.nextInt(b.length));
+          b = Arrays.copyOf(b, random.nextInt(b.length));
           break;
         case 2:
-          b = java.util.Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
+          b = Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
           break;
         default:
           for (int k = 0; k < 4; k++) {
@@ -267,31 +347,51 @@ class WireCodecTest {
     assertThatThrownBy(() -> WireCodec.decode(badWindow))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("sliceEndMs");
-    byte[] badFlags = HexFormat.of().parseHex(WATERMARK_HEX);
+    byte[] badFlags = HexFormat.of().parseHex(WATERMARK_V2_HEX);
     badFlags[22] = 2;
     assertThatThrownBy(() -> WireCodec.decode(badFlags))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("flags");
-    byte[] badShape = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    byte[] badShape = HexFormat.of().parseHex(SESSION_PARTIAL_V2_HEX);
     badShape[54] = 9;
     assertThatThrownBy(() -> WireCodec.decode(badShape))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("unknown window shape 9");
-    byte[] badExtent = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    byte[] badExtent = HexFormat.of().parseHex(SESSION_PARTIAL_V2_HEX);
     badExtent[46] = 0x7f; // lastEventMs after the slice end
     assertThatThrownBy(() -> WireCodec.decode(badExtent))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("lastEventMs");
-    byte[] hugeDimension = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
+    byte[] hugeDimension = HexFormat.of().parseHex(SESSION_PARTIAL_V2_HEX);
     hugeDimension[72] = 0x7f;
     assertThatThrownBy(() -> WireCodec.decode(hugeDimension))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("dimension length");
-    byte[] badGap = HexFormat.of().parseHex(SESSION_PARTIAL_HEX);
-    java.util.Arrays.fill(badGap, 55, 63, (byte) 0);
+    byte[] badGap = HexFormat.of().parseHex(SESSION_PARTIAL_V2_HEX);
+    Arrays.fill(badGap, 55, 63, (byte) 0);
     assertThatThrownBy(() -> WireCodec.decode(badGap))
         .isInstanceOf(WireFormatException.class)
         .hasMessageContaining("gapMs");
+    byte[] badFlagsV3 = HexFormat.of().parseHex(WATERMARK_HEX);
+    badFlagsV3[38] = 4;
+    assertThatThrownBy(() -> WireCodec.decode(badFlagsV3))
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("flags");
+    byte[] badClose = HexFormat.of().parseHex(WATERMARK_HEX);
+    badClose[30] = (byte) 0x80; // closeMs negative, before the watermark
+    assertThatThrownBy(() -> WireCodec.decode(badClose))
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("closeMs");
+    byte[] badFirstWindow = HexFormat.of().parseHex(PARTIAL_HEX);
+    Arrays.fill(badFirstWindow, 46, 54, (byte) 0); // first window end before the slice end
+    assertThatThrownBy(() -> WireCodec.decode(badFirstWindow))
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("firstWindowEndMs");
+    byte[] badSeq = HexFormat.of().parseHex(PARTIAL_HEX);
+    badSeq[14] = (byte) 0x80; // seq below -1
+    assertThatThrownBy(() -> WireCodec.decode(badSeq))
+        .isInstanceOf(WireFormatException.class)
+        .hasMessageContaining("seq");
   }
 
   @Test

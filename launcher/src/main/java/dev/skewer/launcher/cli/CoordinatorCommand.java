@@ -3,12 +3,19 @@ package dev.skewer.launcher.cli;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.launcher.cli.CommonOptions.Role;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,45 +31,80 @@ public final class CoordinatorCommand implements Callable<Integer> {
   @Mixin CommonOptions common;
 
   @Option(
-      names = "--id",
-      defaultValue = "coordinator-1",
-      description = "Coordinator name. Default: ${DEFAULT-VALUE}.")
-  String id;
-
-  @Option(
-      names = "--http-port",
-      defaultValue = "8080",
-      description = "HTTP API port. Default: ${DEFAULT-VALUE}.")
-  int httpPort;
-
-  @Option(
       names = "--no-hot-keys",
-      description = "Do not detect hot keys nor publish the hot-key table.")
+      arity = "0..1",
+      fallbackValue = "true",
+      paramLabel = "true|false",
+      description = "Do not detect hot keys nor publish the hot-key table. Default: false.")
   boolean noHotKeys;
+
+  @Option(
+      names = "--api-token",
+      paramLabel = "TOKEN",
+      description = "Require 'Authorization: Bearer TOKEN' on /api/v1/*. Default: open.")
+  String apiToken;
+
+  @Option(
+      names = "--cors-origin",
+      paramLabel = "ORIGIN",
+      description = "The one browser origin allowed to call the API. Default: none.")
+  String corsOrigin;
+
+  @Option(
+      names = "--view-max-mb",
+      paramLabel = "MB",
+      defaultValue = "64",
+      description =
+          "Heap the API's view of recent results may take (whole oldest windows are evicted)."
+              + " Default: ${DEFAULT-VALUE}.")
+  long viewMaxMb;
 
   @Override
   public Integer call() throws Exception {
+    common.applyLogFormat();
+    Map<String, String> env = common.env();
     JobSpec job = common.loadJob();
     KafkaSettings kafka = common.kafka();
-    if (!common.noProvision) {
+    String id = common.id(Role.COORDINATOR, env);
+    ClusterSettings cluster = common.cluster(job, env);
+    int httpPort = common.httpPort(Role.COORDINATOR);
+    String checkpointTopic = common.checkpointTopic(job);
+    CoordinatorSettings settings =
+        new CoordinatorSettings(
+            id,
+            job,
+            kafka,
+            common.group(),
+            common.bindAddress(env),
+            httpPort == 0 ? CoordinatorSettings.NO_HTTP : httpPort,
+            CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
+            common.checkpointInterval(),
+            noHotKeys ? HotKeySettings.disabled() : HotKeySettings.defaults(),
+            common.provision());
+    if (common.provision()) {
       Processes.provision(kafka, job);
+    } else {
+      List<String> needed =
+          new ArrayList<>(
+              List.of(job.topics().events(), job.topics().partials(), job.topics().results()));
+      if (cluster != null) {
+        needed.add(checkpointTopic);
+      }
+      if (settings.hotKeys().enabled()) {
+        needed.add(settings.hotKeys().topic());
+      }
+      Processes.requireTopics(kafka, needed);
     }
-    HazelcastInstance hz = Processes.member(common, id, "coordinator");
-    CheckpointStore checkpoints = Processes.checkpoints(hz, kafka, common);
+    HazelcastInstance hz = Processes.member(cluster, id, Role.COORDINATOR.roleName(), job);
+    CheckpointStore checkpoints =
+        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
     CoordinatorRuntime coordinator =
         CoordinatorRuntime.start(
-            new CoordinatorSettings(
-                id,
-                job,
-                kafka,
-                common.group,
-                httpPort,
-                CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
-                CoordinatorSettings.DEFAULT_TOP_K_WINDOWS,
-                common.checkpointInterval,
-                noHotKeys
-                    ? dev.skewer.coordinator.hotkey.HotKeySettings.disabled()
-                    : dev.skewer.coordinator.hotkey.HotKeySettings.defaults()),
+            settings,
+            QuerySettings.defaults()
+                .withViewMaxBytes(viewMaxMb * 1024 * 1024)
+                .withApiToken(apiToken)
+                .withCorsOrigin(corsOrigin),
             hz,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),
@@ -70,9 +112,12 @@ public final class CoordinatorCommand implements Callable<Integer> {
     System.out.println(
         "coordinator "
             + id
-            + " running, HTTP API on port "
-            + coordinator.httpPort()
-            + "; Ctrl-C to stop");
+            + " running (job "
+            + job.name()
+            + ", group "
+            + settings.groupId()
+            + (coordinator.httpPort() > 0 ? ", HTTP API on port " + coordinator.httpPort() : "")
+            + "); Ctrl-C to stop");
     Processes.runUntilShutdown(coordinator, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }

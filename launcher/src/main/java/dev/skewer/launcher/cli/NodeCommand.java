@@ -2,17 +2,21 @@ package dev.skewer.launcher.cli;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.launcher.cli.CommonOptions.Role;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 /** {@code skewer node}: one stage-1 process. */
 @Command(
@@ -23,36 +27,62 @@ public final class NodeCommand implements Callable<Integer> {
 
   @Mixin CommonOptions common;
 
-  @Option(
-      names = "--id",
-      defaultValue = "node-1",
-      description = "Node name. Default: ${DEFAULT-VALUE}.")
-  String id;
-
   @Override
   public Integer call() throws Exception {
+    common.applyLogFormat();
+    Map<String, String> env = common.env();
     JobSpec job = common.loadJob();
     KafkaSettings kafka = common.kafka();
-    if (!common.noProvision) {
+    String id = common.id(Role.NODE, env);
+    ClusterSettings cluster = common.cluster(job, env);
+    int httpPort = common.httpPort(Role.NODE);
+    String checkpointTopic = common.checkpointTopic(job);
+    if (common.provision()) {
       Processes.provision(kafka, job);
+    } else {
+      List<String> needed =
+          new ArrayList<>(
+              List.of(
+                  job.topics().events(),
+                  job.topics().partials(),
+                  job.topics().late(),
+                  job.topics().dlq()));
+      if (cluster != null) {
+        needed.add(checkpointTopic);
+      }
+      Processes.requireTopics(kafka, needed);
     }
-    HazelcastInstance hz = Processes.member(common, id, "node");
-    CheckpointStore checkpoints = Processes.checkpoints(hz, kafka, common);
-    NodeRuntime node =
-        NodeRuntime.start(
-            new NodeSettings(
+    NodeSettings settings =
+        new NodeSettings(
                 id,
                 job,
                 kafka,
-                common.group,
+                common.group(),
                 NodeSettings.DEFAULT_MAX_PENDING_RECORDS,
                 NodeSettings.DEFAULT_TICK_INTERVAL,
-                common.checkpointInterval),
+                common.checkpointInterval(),
+                NodeSettings.DEFAULT_HTTP_HOST,
+                NodeSettings.NO_HTTP)
+            .withHttp(common.bindAddress(env), httpPort == 0 ? NodeSettings.NO_HTTP : httpPort);
+    HazelcastInstance hz = Processes.member(cluster, id, Role.NODE.roleName(), job);
+    CheckpointStore checkpoints =
+        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
+    NodeRuntime node =
+        NodeRuntime.start(
+            settings,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),
             checkpoints,
             hz);
-    System.out.println("node " + id + " running; Ctrl-C to stop");
+    System.out.println(
+        "node "
+            + id
+            + " running (job "
+            + job.name()
+            + ", group "
+            + settings.groupId()
+            + (node.httpPort() > 0 ? ", health and metrics on port " + node.httpPort() : "")
+            + "); Ctrl-C to stop");
     Processes.runUntilShutdown(node, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }

@@ -1,59 +1,68 @@
 package dev.skewer.launcher.cli;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Collection;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
 
 /** Start-up and shutdown steps shared by the long-running commands. */
-final class Processes {
+public final class Processes {
+
+  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
 
   private Processes() {}
 
   /** Creates the job's missing topics (blocking). */
-  static void provision(KafkaSettings kafka, JobSpec job) {
+  public static void provision(KafkaSettings kafka, JobSpec job) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(60));
+      TopicProvisioner.ensureTopics(admin, job.topics(), ADMIN_TIMEOUT);
     }
   }
 
-  /** Starts this process's Hazelcast member, or returns null when the port is 0. */
-  static HazelcastInstance member(CommonOptions o, String name, String role) {
-    if (o.hazelcastPort <= 0) {
+  /**
+   * Checks that every topic in {@code topics} exists, creating nothing (blocking).
+   *
+   * @throws dev.skewer.core.kafka.MissingTopicException naming the missing ones
+   */
+  public static void requireTopics(KafkaSettings kafka, Collection<String> topics) {
+    try (Admin admin = Admin.create(kafka.adminConfig())) {
+      TopicProvisioner.requireTopics(admin, topics, ADMIN_TIMEOUT, "needed by this process");
+    }
+  }
+
+  /** Starts this process's Hazelcast member, or returns null without one. */
+  public static HazelcastInstance member(
+      ClusterSettings cluster, String name, String role, JobSpec job) {
+    if (cluster == null) {
       return null;
     }
-    List<String> members = new ArrayList<>(o.hazelcastMembers);
-    String self = ClusterSettings.DEFAULT_HOST + ":" + o.hazelcastPort;
-    if (!members.contains(self)) {
-      members.add(self);
-    }
-    return HazelcastMembers.start(
-        ClusterSettings.loopback(ClusterSettings.DEFAULT_CLUSTER_NAME, o.hazelcastPort, members),
-        name,
-        role);
+    return HazelcastMembers.start(cluster, name, role, job.name());
   }
 
-  /** Hazelcast-backed checkpoints mirrored to Kafka; in-memory when running without a member. */
-  static dev.skewer.core.checkpoint.CheckpointStore checkpoints(
-      HazelcastInstance hz, KafkaSettings kafka, CommonOptions o) {
+  /** The job's Hazelcast-backed checkpoints mirrored to Kafka; in-memory without a member. */
+  public static CheckpointStore checkpoints(
+      HazelcastInstance hz, KafkaSettings kafka, JobSpec job, String topic, boolean provision) {
     if (hz == null) {
-      return new dev.skewer.core.checkpoint.InMemoryCheckpointStore();
+      return new InMemoryCheckpointStore();
     }
-    return dev.skewer.core.checkpoint.HazelcastCheckpointStore.create(hz, kafka, o.checkpointTopic);
+    return HazelcastCheckpointStore.create(hz, kafka, JobNames.of(job), topic, provision);
   }
 
   /**
    * Blocks until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes {@code resources} in
    * order.
    */
-  static void runUntilShutdown(AutoCloseable... resources) throws InterruptedException {
+  public static void runUntilShutdown(AutoCloseable... resources) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Runtime.getRuntime()

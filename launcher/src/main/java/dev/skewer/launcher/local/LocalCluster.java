@@ -4,17 +4,23 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.frontier.HazelcastFrontier;
+import dev.skewer.core.frontier.InMemoryFrontier;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.net.FreePorts;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
-import dev.skewer.testkit.net.FreePorts;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.BindException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,8 +43,25 @@ public final class LocalCluster implements AutoCloseable {
   private final List<HazelcastInstance> members = new ArrayList<>();
   private final List<CheckpointStore> stores = new ArrayList<>();
   private final CheckpointStore sharedStore = new InMemoryCheckpointStore();
+  private final Frontier sharedFrontier = new InMemoryFrontier();
+  private final JobNames names;
+  private final java.util.Map<CoordinatorRuntime, HazelcastInstance> coordinatorMembers =
+      new java.util.HashMap<>();
+  private static final int BIND_ATTEMPTS = 5;
+  private final List<String> memberAddresses = new ArrayList<>();
+  private boolean hazelcast;
+  private Restart restart; // how to start one more coordinator like the first ones
 
-  private LocalCluster() {}
+  private record Restart(
+      JobSpec job,
+      KafkaSettings kafka,
+      MeterRegistry registry,
+      Clock clock,
+      HotKeySettings hotKeys) {}
+
+  private LocalCluster(JobNames names) {
+    this.names = names;
+  }
 
   /**
    * Starts the processes.
@@ -80,36 +103,26 @@ public final class LocalCluster implements AutoCloseable {
       Clock clock,
       HotKeySettings hotKeys)
       throws Exception {
-    LocalCluster cluster = new LocalCluster();
+    LocalCluster cluster = new LocalCluster(JobNames.of(job));
+    cluster.restart = new Restart(job, kafka, registry, clock, hotKeys);
     try {
-      List<Integer> ports = new ArrayList<>();
-      List<String> memberList = new ArrayList<>();
-      int total = nodeCount + coordinatorCount;
-      if (hazelcast) {
-        for (int i = 0; i < total; i++) {
-          int port = FreePorts.next();
-          ports.add(port);
-          memberList.add("127.0.0.1:" + port);
-        }
-      }
-      int memberIndex = 0;
+      cluster.hazelcast = hazelcast;
       for (int i = 1; i <= coordinatorCount; i++) {
         String id = "coordinator-" + i;
-        HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "coordinator");
-        cluster.coordinators.add(
-            CoordinatorRuntime.start(
-                CoordinatorSettings.of(id, job, kafka, i == 1 ? httpPort : 0).withHotKeys(hotKeys),
-                hz,
-                registry,
-                clock,
-                cluster.store(hz, kafka)));
+        HazelcastInstance hz = cluster.member(id, "coordinator");
+        cluster.startCoordinator(id, i == 1 ? httpPort : 0, hz);
       }
       for (int i = 1; i <= nodeCount; i++) {
         String id = "node-" + i;
-        HazelcastInstance hz = cluster.member(ports, memberIndex++, memberList, id, "node");
+        HazelcastInstance hz = cluster.member(id, "node");
         cluster.nodes.add(
             NodeRuntime.start(
-                NodeSettings.of(id, job, kafka), registry, clock, cluster.store(hz, kafka), hz));
+                NodeSettings.of(id, job, kafka),
+                registry,
+                clock,
+                cluster.store(hz, kafka),
+                hz,
+                cluster.frontier(hz)));
       }
       return cluster;
     } catch (Exception e) {
@@ -118,19 +131,89 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
-  private HazelcastInstance member(
-      List<Integer> ports, int index, List<String> memberList, String name, String role) {
-    if (ports.isEmpty()) {
+  private CoordinatorRuntime startCoordinator(String id, int httpPort, HazelcastInstance hz)
+      throws Exception {
+    Restart r = restart;
+    CoordinatorRuntime c =
+        CoordinatorRuntime.start(
+            CoordinatorSettings.of(id, r.job(), r.kafka(), httpPort).withHotKeys(r.hotKeys()),
+            QuerySettings.defaults(),
+            hz,
+            r.registry(),
+            r.clock(),
+            store(hz, r.kafka()),
+            frontier(hz));
+    coordinators.add(c);
+    if (hz != null) {
+      coordinatorMembers.put(c, hz);
+    }
+    return c;
+  }
+
+  /**
+   * Starts one more coordinator (HTTP on any free port), with its own Hazelcast member joining the
+   * cluster when the cluster has members — as a replacement process would.
+   */
+  public CoordinatorRuntime addCoordinator(String id) throws Exception {
+    HazelcastInstance hz = member(id, "coordinator");
+    return startCoordinator(id, 0, hz);
+  }
+
+  /**
+   * Takes a coordinator down the way a crash does, as far as one JVM allows: its Hazelcast member
+   * is terminated first (no graceful migration; checkpoints it still tries to write fail), then its
+   * Vert.x is closed, so its consumer leaves the group and its partials partitions move.
+   */
+  public void killCoordinator(CoordinatorRuntime coordinator) {
+    HazelcastInstance hz = coordinatorMembers.remove(coordinator);
+    if (hz != null) {
+      hz.getLifecycleService().terminate();
+      members.remove(hz);
+    }
+    coordinators.remove(coordinator);
+    coordinator.close();
+  }
+
+  /**
+   * Starts a Hazelcast member joining the members started so far, or none without Hazelcast. Its
+   * port is picked just before it binds; a port something else took in between (an outgoing
+   * connection's ephemeral port, another test's process) is replaced by another one.
+   */
+  private HazelcastInstance member(String name, String role) {
+    if (!hazelcast) {
       return null;
     }
-    HazelcastInstance hz =
-        HazelcastMembers.start(
-            ClusterSettings.loopback(
-                ClusterSettings.DEFAULT_CLUSTER_NAME, ports.get(index), memberList),
-            name,
-            role);
-    members.add(hz);
-    return hz;
+    for (int attempt = 1; ; attempt++) {
+      int port = FreePorts.next();
+      List<String> memberList = new ArrayList<>(memberAddresses);
+      memberList.add("127.0.0.1:" + port);
+      try {
+        HazelcastInstance hz =
+            HazelcastMembers.start(
+                ClusterSettings.loopback(names.hazelcastClusterName(), port, memberList),
+                name,
+                role,
+                names.jobName());
+        memberAddresses.add("127.0.0.1:" + port);
+        members.add(hz);
+        return hz;
+      } catch (RuntimeException e) {
+        if (attempt >= BIND_ATTEMPTS || !portTaken(e)) {
+          throw e;
+        }
+        LOG.info("port {} was taken before member {} could bind it; picking another", port, name);
+      }
+    }
+  }
+
+  private static boolean portTaken(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException
+          || (t.getMessage() != null && t.getMessage().contains("is already in use"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Hazelcast-backed (mirrored to Kafka) with a member, else one store shared in this JVM. */
@@ -139,9 +222,14 @@ public final class LocalCluster implements AutoCloseable {
       return sharedStore;
     }
     CheckpointStore store =
-        HazelcastCheckpointStore.create(hz, kafka, HazelcastCheckpointStore.DEFAULT_TOPIC);
+        HazelcastCheckpointStore.create(hz, kafka, names, names.checkpointsTopic(), true);
     stores.add(store);
     return store;
+  }
+
+  /** The coordinators' frontier: in Hazelcast with a member, else shared in this JVM. */
+  private Frontier frontier(HazelcastInstance hz) {
+    return hz == null ? sharedFrontier : HazelcastFrontier.forJob(hz, names);
   }
 
   public List<NodeRuntime> nodes() {

@@ -113,6 +113,25 @@ public final class ResultCheck {
                 + "/"
                 + w.max());
       }
+      if (rr.sourcePartitions() != null) {
+        // provenance: exactly the source partitions whose events the window holds
+        if (!rr.sourcePartitions().equals(w.sourcePartitions())) {
+          problems.add(
+              resultKey
+                  + ": provenance sources "
+                  + rr.sourcePartitions()
+                  + ", expected "
+                  + w.sourcePartitions());
+        }
+        if (rr.partitionsExpected() != reference.partitions()) {
+          problems.add(
+              resultKey
+                  + ": provenance partitions_expected "
+                  + rr.partitionsExpected()
+                  + ", expected "
+                  + reference.partitions());
+        }
+      }
       if (checkSketches && rr.distinctEstimate() >= 0) {
         long exp = w.aggregate().distinct().estimate();
         if (rr.distinctEstimate() != exp) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The fields of one result envelope that checks compare.
@@ -20,7 +22,9 @@ public record ResultRecord(
     double min,
     double max,
     long distinctEstimate,
-    int revision) {
+    int revision,
+    Set<Integer> sourcePartitions,
+    int partitionsExpected) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -54,6 +58,20 @@ public record ResultRecord(
         v.path("min_" + numericField).asDouble(Double.NaN),
         v.path("max_" + numericField).asDouble(Double.NaN),
         distinct,
-        v.path("revision").asInt(-1));
+        v.path("revision").asInt(-1),
+        sources(root.path("provenance")),
+        root.path("provenance").path("partitions_expected").asInt(-1));
+  }
+
+  /** The provenance's source partitions, or null without provenance. */
+  private static Set<Integer> sources(JsonNode provenance) {
+    if (!provenance.isObject()) {
+      return null;
+    }
+    Set<Integer> out = new TreeSet<>();
+    for (JsonNode s : provenance.path("sources")) {
+      out.add(s.path("partition").asInt());
+    }
+    return out;
   }
 }

@@ -4,6 +4,8 @@ import dev.skewer.core.hotkey.HotKeyFollower;
 import dev.skewer.core.hotkey.HotKeySource;
 import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.hotkey.SaltRouter;
+import dev.skewer.core.job.JobNames;
+import dev.skewer.core.job.JobSpec;
 import dev.skewer.loadgen.partition.EventPartitioner;
 import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.workload.GeneratedEvent;
@@ -16,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -28,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * rate, with hot-key salting on by default.
  *
  * <p>Salting on ({@link Builder#salting}, the default): the hot-key table comes from a supplied
- * {@link HotKeySource} ({@link Builder#hotKeys}) or else from a {@link HotKeyFollower} of the
- * compacted topic ({@link Builder#hotKeysTopic}, default {@code skewer.hotkeys}). A hot key's
+ * {@link HotKeySource} ({@link Builder#hotKeys}) or else from a {@link HotKeyFollower} of the job's
+ * compacted hot-key topic ({@link Builder#job} or {@link Builder#hotKeysTopic}). A hot key's
  * records get the record key {@code key#i}, the salts {@code i} taken round-robin per key, and go
  * to the partition {@link SaltRouter} computes, which is exactly where {@code SaltingPartitioner}
  * would send them; cold keys keep their record key and Kafka's default partition. Salting off:
@@ -65,7 +68,7 @@ public final class LoadProducer implements AutoCloseable {
   private final Consumer<Progress> progress;
   private final HotKeySource hotKeys;
   private final HotKeyFollower follower;
-  private final SaltRouter router = SaltRouter.withDefaultSeparator();
+  private final SaltRouter router;
   private final Map<String, int[]> nextSalt = new HashMap<>();
   private long salted;
   private volatile boolean stopped;
@@ -75,6 +78,12 @@ public final class LoadProducer implements AutoCloseable {
     this.ratePerSecond = b.ratePerSecond;
     this.reference = b.reference;
     this.progress = b.progress;
+    this.router = new SaltRouter(b.separator);
+    if (b.salting && b.hotKeys == null && b.hotKeysTopic == null) {
+      throw new IllegalStateException(
+          "salting follows the job's hot-key topic: call job(...) or hotKeysTopic(...), or turn"
+              + " salting off");
+    }
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap);
     config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -99,6 +108,15 @@ public final class LoadProducer implements AutoCloseable {
     } else {
       Map<String, Object> consumer = new HashMap<>();
       consumer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap);
+      // the same security settings as the producer
+      b.overrides.forEach(
+          (k, v) -> {
+            if (k.equals(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG)
+                || k.startsWith("sasl.")
+                || k.startsWith("ssl.")) {
+              consumer.put(k, v);
+            }
+          });
       consumer.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen-hotkeys");
       this.follower = HotKeyFollower.start(consumer, b.hotKeysTopic);
       this.hotKeys = follower;
@@ -263,7 +281,8 @@ public final class LoadProducer implements AutoCloseable {
     private Consumer<Progress> progress;
     private boolean salting = true;
     private HotKeySource hotKeys;
-    private String hotKeysTopic = HotKeyFollower.DEFAULT_TOPIC;
+    private String hotKeysTopic;
+    private String separator = SaltRouter.DEFAULT_SEPARATOR;
     private final Map<String, Object> overrides = new HashMap<>();
 
     private Builder(String bootstrap, String topic) {
@@ -308,6 +327,16 @@ public final class LoadProducer implements AutoCloseable {
     /** Salting reads its table from {@code source} (no topic is followed). */
     public Builder hotKeys(HotKeySource source) {
       this.hotKeys = source;
+      return this;
+    }
+
+    /**
+     * Salts as the job's producers must: follows the job's hot-key topic ({@code
+     * skewer.<job>.hotkeys}) with the job's salt separator.
+     */
+    public Builder job(JobSpec job) {
+      this.hotKeysTopic = JobNames.of(job).hotKeysTopic();
+      this.separator = job.input().saltSeparator();
       return this;
     }
 

@@ -149,7 +149,7 @@ public final class ExactReference {
       Arrays.fill(numeric, Double.NaN);
       numeric[0] = event.value();
     }
-    window.update(event.value(), numeric, event.user(), hasWatermark && windowEndMs <= wm);
+    window.update(p, event.value(), numeric, event.user(), hasWatermark && windowEndMs <= wm);
     totalCount++;
     if (!hasWatermark || ts > maxEventTimeMs[p]) {
       maxEventTimeMs[p] = ts;

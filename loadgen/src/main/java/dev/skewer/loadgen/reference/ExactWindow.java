@@ -2,6 +2,9 @@ package dev.skewer.loadgen.reference;
 
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.SketchSpec;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The exact ground truth of one (key, window): count, sum, min and max of the value, the reference
@@ -21,6 +24,7 @@ public final class ExactWindow {
   private double min = Double.POSITIVE_INFINITY;
   private double max = Double.NEGATIVE_INFINITY;
   private boolean revisionExpected;
+  private final TreeSet<Integer> sourcePartitions = new TreeSet<>();
 
   ExactWindow(String key, long windowStartMs, long windowEndMs, SketchSpec spec) {
     this.key = key;
@@ -29,7 +33,8 @@ public final class ExactWindow {
     this.aggregate = spec == null ? null : Aggregate.empty(spec);
   }
 
-  void update(double value, double[] numeric, String user, boolean afterClose) {
+  void update(int partition, double value, double[] numeric, String user, boolean afterClose) {
+    sourcePartitions.add(partition);
     count++;
     sum += value;
     min = Math.min(min, value);
@@ -40,6 +45,11 @@ public final class ExactWindow {
     if (aggregate != null) {
       aggregate.update(numeric, user, user, value);
     }
+  }
+
+  /** The source partitions whose events the window holds. */
+  public Set<Integer> sourcePartitions() {
+    return Collections.unmodifiableSet(sourcePartitions);
   }
 
   public String key() {

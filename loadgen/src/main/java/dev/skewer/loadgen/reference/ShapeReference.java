@@ -14,15 +14,25 @@ import java.util.TreeMap;
 
 /**
  * Brute-force ground truth for tumbling, hopping and session windows, by event time, with the
- * nodes' lateness rule: events are fed in send order with the source partition they were sent to;
- * per partition the watermark is {@code max event time seen - delay}; an event is late iff its
- * slice's late boundary + allowed lateness ≤ that watermark (for tumbling windows the window end,
- * for hopping windows the end of the earliest window containing it, for sessions the end of its
- * gap/4 slice). Results are computed directly from the accepted events, without slices: every
- * window {@code [k*hop, k*hop + size)} containing an event, or every session (each key's events
- * sorted by time, split where two consecutive events are gap or more apart).
+ * documented lateness rules (per result, as in Flink): events are fed in send order with the source
+ * partition they were sent to; per partition the watermark W is {@code max event time seen -
+ * delay}; with allowed lateness L:
  *
- * <p>Keeps count, sum, min and max of one value per result. Not thread-safe.
+ * <ul>
+ *   <li>tumbling: an event is late iff its window's end + L &le; W;
+ *   <li>hopping: an event counts in every window containing it whose end + L &gt; W, and is late
+ *       iff there is none;
+ *   <li>sessions: an event is late iff the session it would form alone has closeBoundary + slice +
+ *       L &le; W and it is less than the gap from no accepted event of the same key on the same
+ *       partition whose session (on that partition) still has closeBoundary(last) + slice + L &gt;
+ *       W (closeBoundary: the first gap/4 slice boundary at or after last + gap).
+ * </ul>
+ *
+ * Results are computed directly from the accepted events, without slices: every window {@code
+ * [k*hop, k*hop + size)} an event counts in, or every session (each key's events sorted by time,
+ * split where two consecutive events are gap or more apart). Partitions judge by their own
+ * watermark only: a workload that lets a partition go idle while others move on, so that it adopts
+ * the cluster's frontier, is outside this reference.
  */
 public final class ShapeReference {
 
@@ -49,7 +59,10 @@ public final class ShapeReference {
   private final long delayMs;
   private final long allowedLatenessMs;
   private final long[] maxEventTimeMs;
-  private final Map<String, List<double[]>> accepted = new HashMap<>(); // key -> {time, value}
+  // key -> {time, value, first window end it counts in (hopping)}
+  private final Map<String, List<double[]>> accepted = new HashMap<>();
+  // sessions: partition -> key -> accepted event times, to find the session an event joins
+  private final List<Map<String, List<Long>>> sessionEvents = new ArrayList<>();
   private long late;
 
   private ShapeReference(
@@ -70,6 +83,9 @@ public final class ShapeReference {
     this.allowedLatenessMs = allowedLatenessMs;
     this.maxEventTimeMs = new long[partitions];
     Arrays.fill(maxEventTimeMs, Long.MIN_VALUE);
+    for (int p = 0; p < partitions; p++) {
+      sessionEvents.add(new HashMap<>());
+    }
   }
 
   public static ShapeReference tumbling(
@@ -117,17 +133,69 @@ public final class ShapeReference {
    */
   public boolean accept(int partition, String key, long eventTimeMs, double value) {
     long max = maxEventTimeMs[partition];
-    if (max != Long.MIN_VALUE) {
-      long watermark = max - delayMs;
-      long boundary = slices.lateBoundaryMs(slices.sliceStartMs(eventTimeMs));
-      if (boundary + allowedLatenessMs <= watermark) {
-        late++;
-        return false;
+    long watermark = max == Long.MIN_VALUE ? Long.MIN_VALUE : max - delayMs;
+    long firstWindowEndMs = Long.MIN_VALUE;
+    boolean isLate;
+    switch (kind) {
+      case TUMBLING ->
+          isLate = pastLateness(slices.sliceEndMs(slices.sliceStartMs(eventTimeMs)), watermark);
+      case HOPPING -> {
+        // windows [w, w + size) containing the event, earliest first
+        long first = Math.floorDiv(eventTimeMs - sizeMs, hopMs) * hopMs + hopMs + sizeMs;
+        long last = Math.floorDiv(eventTimeMs, hopMs) * hopMs + sizeMs;
+        long end = first;
+        while (end <= last && pastLateness(end, watermark)) {
+          end += hopMs;
+        }
+        isLate = end > last;
+        firstWindowEndMs = end;
       }
+      default -> isLate = lateForSessions(partition, key, eventTimeMs, watermark);
     }
-    accepted.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {eventTimeMs, value});
+    if (isLate) {
+      late++;
+      return false;
+    }
+    accepted
+        .computeIfAbsent(key, k -> new ArrayList<>())
+        .add(new double[] {eventTimeMs, value, firstWindowEndMs});
+    if (kind == Kind.SESSION) {
+      sessionEvents.get(partition).computeIfAbsent(key, k -> new ArrayList<>()).add(eventTimeMs);
+    }
     if (eventTimeMs > max) {
       maxEventTimeMs[partition] = eventTimeMs;
+    }
+    return true;
+  }
+
+  private boolean pastLateness(long resultEndMs, long watermark) {
+    return watermark != Long.MIN_VALUE && resultEndMs + allowedLatenessMs <= watermark;
+  }
+
+  private boolean lateForSessions(int partition, String key, long t, long watermark) {
+    long sliceMs = SessionSliceAssigner.sliceMs(gapMs);
+    if (!pastLateness(
+        SessionSliceAssigner.closeBoundaryMs(t, gapMs, sliceMs) + sliceMs, watermark)) {
+      return false;
+    }
+    List<Long> times = new ArrayList<>(sessionEvents.get(partition).getOrDefault(key, List.of()));
+    Collections.sort(times);
+    // this partition's sessions of the key; the event joins those with an event less than gap away
+    int i = 0;
+    while (i < times.size()) {
+      int j = i;
+      boolean near = Math.abs(times.get(i) - t) < gapMs;
+      while (j + 1 < times.size() && times.get(j + 1) - times.get(j) < gapMs) {
+        j++;
+        near |= Math.abs(times.get(j) - t) < gapMs;
+      }
+      long lastMs = times.get(j);
+      if (near
+          && !pastLateness(
+              SessionSliceAssigner.closeBoundaryMs(lastMs, gapMs, sliceMs) + sliceMs, watermark)) {
+        return false;
+      }
+      i = j + 1;
     }
     return true;
   }
@@ -155,8 +223,11 @@ public final class ShapeReference {
     TreeMap<Long, List<double[]>> byStart = new TreeMap<>();
     for (double[] ev : events) {
       long t = (long) ev[0];
+      long firstWindowEndMs = (long) ev[2];
       for (long w = Math.floorDiv(t, hopMs) * hopMs; w > t - sizeMs; w -= hopMs) {
-        byStart.computeIfAbsent(w, k -> new ArrayList<>()).add(ev);
+        if (kind == Kind.TUMBLING || w + sizeMs >= firstWindowEndMs) {
+          byStart.computeIfAbsent(w, k -> new ArrayList<>()).add(ev);
+        }
       }
     }
     for (Map.Entry<Long, List<double[]>> w : byStart.entrySet()) {

@@ -3,6 +3,7 @@ package dev.skewer.loadgen.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class EventJsonTest {
@@ -27,7 +28,7 @@ class EventJsonTest {
 
   @Test
   void shouldParseBackToTheSameDoubleWhenRounded() {
-    java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+    SplittableRandom random = new SplittableRandom(7);
     for (int i = 0; i < 10_000; i++) {
       double value = EventJson.round3(Math.exp(3 + random.nextGaussian()));
       assertThat(Double.parseDouble(format(value))).isEqualTo(value);

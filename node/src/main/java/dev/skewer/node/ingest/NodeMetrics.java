@@ -7,14 +7,10 @@ public final class NodeMetrics {
   public static final String EVENTS_DLQ = "skewer.events.dlq";
   public static final String PARTIALS_OUT = "skewer.partials.out";
   public static final String WATERMARKS_OUT = "skewer.watermarks.out";
-  public static final String OPEN_WINDOWS = "skewer.node.open.windows";
   public static final String OPEN_KEY_SLICES = "skewer.node.open.key.slices";
   public static final String WATERMARK_LAG = "skewer.watermark.lag";
-  public static final String PRODUCER_PENDING = "skewer.node.producer.pending";
-  public static final String CHECKPOINT_DURATION = "skewer.checkpoint.duration";
-  public static final String CHECKPOINT_SIZE = "skewer.checkpoint.size";
-  public static final String RESTORES = "skewer.node.restores";
   public static final String SIDE_OUTPUTS_SKIPPED = "skewer.node.side.outputs.skipped";
+  public static final String SIDE_OUTPUTS_TRUNCATED = "skewer.node.side.outputs.truncated";
 
   private NodeMetrics() {}
 }

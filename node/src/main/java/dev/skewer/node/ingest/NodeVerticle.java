@@ -3,14 +3,17 @@ package dev.skewer.node.ingest;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
+import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.TopicsSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.hotkey.HotKeyCandidate;
 import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
-import dev.skewer.stage.Readiness;
 import dev.skewer.stage.StageSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,7 +26,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,25 +44,34 @@ public final class NodeVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(NodeVerticle.class);
   private static final long REPORT_INTERVAL_MS = 1_000;
   private static final long GAUGE_INTERVAL_MS = 1_000;
+  private static final long FRONTIER_INTERVAL_MS = 500;
+  private static final long LIMITS_INTERVAL_MS = 60_000;
 
   private final NodeSettings settings;
   private final MeterRegistry registry;
   private final Clock clock;
   private final CheckpointStore checkpoints;
   private final HazelcastInstance hazelcast; // null: no hot-key reports
+  private final Frontier frontier;
   private final AtomicLong openKeySlices = new AtomicLong();
   private final AtomicLong watermarkLagMs = new AtomicLong();
   private PartitionRuntime<SourcePartitionTask> runtime;
+  private SourceTasks tasks;
+  private boolean readingFrontier;
   private long reportTimer = -1;
   private long gaugeTimer = -1;
+  private long frontierTimer = -1;
+  private long limitsTimer = -1;
 
   public NodeVerticle(
       NodeSettings settings,
       MeterRegistry registry,
       Clock clock,
       CheckpointStore checkpoints,
-      HazelcastInstance hazelcast) {
+      HazelcastInstance hazelcast,
+      Frontier frontier) {
     this.settings = settings;
+    this.frontier = frontier;
     this.registry = registry;
     this.clock = clock;
     this.checkpoints = checkpoints;
@@ -69,16 +85,23 @@ public final class NodeVerticle extends VerticleBase {
     Gauge.builder(NodeMetrics.OPEN_KEY_SLICES, openKeySlices, AtomicLong::get)
         .tag("node", node)
         .register(registry);
-    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, AtomicLong::get)
+    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag("node", node)
-        .baseUnit("milliseconds")
+        .baseUnit("seconds")
         .register(registry);
     return vertx
         .executeBlocking(() -> partitionsOf(job.topics().partials()))
         .compose(
-            partialsPartitions -> {
-              SourceTasks tasks =
+            partialsPartitions ->
+                vertx
+                    .executeBlocking(this::readSideLimits)
+                    .map(limits -> Map.entry(partialsPartitions, limits)))
+        .compose(
+            prepared -> {
+              int partialsPartitions = prepared.getKey();
+              tasks =
                   new SourceTasks(job, settings.kafka(), partialsPartitions, registry, node, clock);
+              applySideLimits(prepared.getValue());
               StageSettings stage =
                   new StageSettings(
                       "node",
@@ -124,14 +147,79 @@ public final class NodeVerticle extends VerticleBase {
         .onSuccess(
             v -> {
               gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
+              frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> readFrontier());
+              limitsTimer = vertx.setPeriodic(LIMITS_INTERVAL_MS, t -> refreshSideLimits());
               if (hazelcast != null) {
                 reportTimer = vertx.setPeriodic(REPORT_INTERVAL_MS, t -> reportHotKeys());
               }
             });
   }
 
+  /**
+   * The largest DLQ and late record the broker and this node's producer accept: each topic's {@code
+   * max.message.bytes} capped by the producer's {@code max.request.size} (blocking).
+   */
+  private int[] readSideLimits() {
+    Object configured =
+        settings.kafka().producerConfig().get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    int request = configured == null ? 1_048_576 : Integer.parseInt(configured.toString());
+    TopicsSpec topics = settings.job().topics();
+    return new int[] {
+      Math.min(request, topicLimit(topics.dlq(), request)),
+      Math.min(request, topicLimit(topics.late(), request))
+    };
+  }
+
+  /** A topic's max.message.bytes; {@code fallback} (logged) when it cannot be described yet. */
+  private int topicLimit(String topic, int fallback) {
+    try {
+      return TopicProvisioner.maxMessageBytes(settings.kafka(), topic, Duration.ofSeconds(10));
+    } catch (KafkaException e) {
+      LOG.warn(
+          "node={} cannot read max.message.bytes of {} ({}); assuming {} until the next try",
+          settings.nodeId(),
+          topic,
+          e.getMessage(),
+          fallback);
+      return fallback;
+    }
+  }
+
+  private void applySideLimits(int[] limits) {
+    tasks.sideOutputs().limits(limits[0], limits[1]);
+  }
+
+  /** Re-reads the side topics' limits (a changed topic configuration takes effect here). */
+  private void refreshSideLimits() {
+    vertx
+        .executeBlocking(this::readSideLimits, false)
+        .onSuccess(this::applySideLimits)
+        .onFailure(
+            e -> LOG.warn("node={} cannot read the side topics' limits: {}", settings.nodeId(), e));
+  }
+
   private int partitionsOf(String topic) {
     return TopicProvisioner.partitionCount(settings.kafka(), topic, Duration.ofSeconds(30));
+  }
+
+  /** Reads the coordinators' frontier off the event loop; tasks adopt it on their next tick. */
+  private void readFrontier() {
+    if (readingFrontier) {
+      return;
+    }
+    readingFrontier = true;
+    int partials = settings.job().topics().partialsPartitions();
+    vertx
+        .executeBlocking(() -> frontier.frontierMs(partials), false)
+        .onComplete(
+            ar -> {
+              readingFrontier = false;
+              if (ar.succeeded()) {
+                tasks.frontierMs(ar.result());
+              } else {
+                LOG.debug("node={} frontier read failed", settings.nodeId(), ar.cause());
+              }
+            });
   }
 
   private void updateGauges() {
@@ -173,7 +261,8 @@ public final class NodeVerticle extends VerticleBase {
     vertx
         .executeBlocking(
             () -> {
-              IMap<String, byte[]> map = hazelcast.getMap(HotKeyReport.MAP_NAME);
+              IMap<String, byte[]> map =
+                  hazelcast.getMap(JobNames.of(settings.job()).hotKeyReportsMap());
               reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
               return null;
             },
@@ -191,6 +280,19 @@ public final class NodeVerticle extends VerticleBase {
     return runtime == null ? 0 : runtime.sendFailures();
   }
 
+  /** The stage's Kafka consumer once started (for client metrics), else null. */
+  public Consumer<byte[], byte[]> kafkaConsumer() {
+    return runtime == null ? null : runtime.consumer();
+  }
+
+  /**
+   * The stage's shared Kafka producer once started (client metrics); null before, and with
+   * exactly_once.
+   */
+  public Producer<byte[], byte[]> kafkaProducer() {
+    return runtime == null ? null : runtime.producer();
+  }
+
   /** Whether the node is restored and consuming (thread-safe). */
   public Readiness readiness() {
     return runtime == null ? Readiness.down("starting") : runtime.readiness();
@@ -203,6 +305,12 @@ public final class NodeVerticle extends VerticleBase {
     }
     if (gaugeTimer >= 0) {
       vertx.cancelTimer(gaugeTimer);
+    }
+    if (frontierTimer >= 0) {
+      vertx.cancelTimer(frontierTimer);
+    }
+    if (limitsTimer >= 0) {
+      vertx.cancelTimer(limitsTimer);
     }
     return runtime == null ? Future.succeededFuture() : runtime.stop();
   }

@@ -4,6 +4,7 @@ import dev.skewer.core.kafka.KafkaSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -78,7 +79,7 @@ final class SideOutputScanner {
           if (topic == null || partition == null || offset == null) {
             continue;
           }
-          if (java.util.Arrays.equals(topic.value(), topicBytes)
+          if (Arrays.equals(topic.value(), topicBytes)
               && partitionText.equals(new String(partition.value(), StandardCharsets.UTF_8))) {
             long o = Long.parseLong(new String(offset.value(), StandardCharsets.UTF_8));
             if (o >= fromOffset) {

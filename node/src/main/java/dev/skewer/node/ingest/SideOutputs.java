@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
  * DlqReason#HEADER}) and the late topic (events behind the watermark by more than the allowed
  * lateness, the watermark in {@value #WATERMARK_HEADER}) — with the source headers every side
  * record carries ({@value #SOURCE_TOPIC_HEADER}, {@value #SOURCE_PARTITION_HEADER}, {@value
- * #SOURCE_OFFSET_HEADER}); counts them and logs them at WARN, rate-limited. One instance per node,
- * used on its event loop.
+ * #SOURCE_OFFSET_HEADER}); counts them and logs them at WARN, rate-limited. A record larger than
+ * its topic or the producer accepts is cut to fit ({@link SideRecordFit}, limits set by {@link
+ * #limits}), so that routing can never fail for size. One instance per node, used on its event
+ * loop.
  */
 final class SideOutputs {
 
@@ -37,12 +39,21 @@ final class SideOutputs {
   private final Map<DlqReason, Counter> dlq = new EnumMap<>(DlqReason.class);
   private final RateLimitedLog dlqLog = new RateLimitedLog(LOG, LOG_INTERVAL_MS);
   private final RateLimitedLog lateLog = new RateLimitedLog(LOG, LOG_INTERVAL_MS);
+  private final RateLimitedLog truncatedLog = new RateLimitedLog(LOG, LOG_INTERVAL_MS);
+  private final Counter truncated;
+  private volatile int dlqLimitBytes = DEFAULT_LIMIT_BYTES;
+  private volatile int lateLimitBytes = DEFAULT_LIMIT_BYTES;
+
+  /** The limit until the topics have been described: Kafka's defaults (1 MiB requests). */
+  static final int DEFAULT_LIMIT_BYTES = 1_048_576;
 
   SideOutputs(TopicsSpec topics, MeterRegistry registry, String nodeId) {
     this.topics = topics;
     this.late = Counter.builder(NodeMetrics.EVENTS_LATE).tag("node", nodeId).register(registry);
     this.skipped =
         Counter.builder(NodeMetrics.SIDE_OUTPUTS_SKIPPED).tag("node", nodeId).register(registry);
+    this.truncated =
+        Counter.builder(NodeMetrics.SIDE_OUTPUTS_TRUNCATED).tag("node", nodeId).register(registry);
     for (DlqReason reason : DlqReason.values()) {
       dlq.put(
           reason,
@@ -67,7 +78,7 @@ final class SideOutputs {
         detail == null ? "" : ": " + detail);
     RecordHeaders headers = sourceHeaders(r);
     headers.add(DlqReason.HEADER, bytes(reason.code()));
-    return new ProducerRecord<>(topics.dlq(), null, r.key(), r.value(), headers);
+    return fit(new ProducerRecord<>(topics.dlq(), null, r.key(), r.value(), headers), r, nowMs);
   }
 
   /** The late-topic record of an event too late for every window it belongs to. */
@@ -85,7 +96,36 @@ final class SideOutputs {
         watermarkMs);
     RecordHeaders headers = sourceHeaders(r);
     headers.add(WATERMARK_HEADER, bytes(Long.toString(watermarkMs)));
-    return new ProducerRecord<>(topics.late(), null, r.key(), r.value(), headers);
+    return fit(new ProducerRecord<>(topics.late(), null, r.key(), r.value(), headers), r, nowMs);
+  }
+
+  /**
+   * Sets the largest record each side topic takes: the smaller of the topic's {@code
+   * max.message.bytes} and the producer's {@code max.request.size}. Thread-safe.
+   */
+  void limits(int dlqBytes, int lateBytes) {
+    dlqLimitBytes = dlqBytes;
+    lateLimitBytes = lateBytes;
+  }
+
+  private ProducerRecord<byte[], byte[]> fit(
+      ProducerRecord<byte[], byte[]> record, ConsumerRecord<byte[], byte[]> r, long nowMs) {
+    int limit = record.topic().equals(topics.dlq()) ? dlqLimitBytes : lateLimitBytes;
+    ProducerRecord<byte[], byte[]> fitted = SideRecordFit.fit(record, limit);
+    if (fitted != record) {
+      truncated.increment();
+      truncatedLog.warn(
+          nowMs,
+          "side record cut to fit topic=[{}] ({} bytes at most): source topic=[{}] partition=[{}]"
+              + " offset=[{}] value of {} bytes",
+          record.topic(),
+          limit,
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          r.value() == null ? 0 : r.value().length);
+    }
+    return fitted;
   }
 
   /** Counts a side record not written again because the previous owner already wrote it. */

@@ -2,6 +2,7 @@ package dev.skewer.node.ingest;
 
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.wire.Partial;
+import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.aggregate.PartitionAggregator;
 import dev.skewer.node.hotkey.HotKeyDetector;
@@ -12,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Stage 1 on one events partition: decode each event; route bad ones to the DLQ and too-late ones
@@ -19,7 +22,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * batch emit the Partials of the slices the watermark closed, then the partition's watermark to
  * every partials partition (same producer, so on every partials partition the watermark follows the
  * Partials it covers). Ticks mark the partition idle after {@code watermark.idle} of silence and,
- * with {@code watermark.finalizeAfterIdle}, finalize its open slices.
+ * with {@code watermark.finalizeAfterIdle}, finalize its open slices; an idle partition adopts the
+ * coordinators' frontier at its checkpoints ({@link #snapshot}).
  *
  * <p>After a failover it skips the side records the previous owner already wrote (found by {@link
  * SideOutputScanner}), so replays do not duplicate them. Runs on the node's event loop.
@@ -31,9 +35,11 @@ final class SourcePartitionTask implements PartitionTask {
   private final PartitionAggregator aggregator;
   private final HotKeyDetector detector = new HotKeyDetector(HotKeyDetector.Config.defaults());
   private final Set<Long> alreadyRouted; // side records written by the previous owner
+  private final long[] seq; // next sequence number per partials partition, this epoch
   private boolean idle;
+  private boolean finalized; // idle for watermark.finalizeAfterIdle: end of input
   private boolean watermarkDirty = true;
-  private long broadcastWatermarkMs = Long.MIN_VALUE;
+  private Watermark broadcast;
 
   SourcePartitionTask(
       SourceTasks shared, int partition, PartitionAggregator aggregator, Set<Long> alreadyRouted) {
@@ -41,6 +47,7 @@ final class SourcePartitionTask implements PartitionTask {
     this.partition = partition;
     this.aggregator = aggregator;
     this.alreadyRouted = alreadyRouted;
+    this.seq = new long[shared.partialsPartitions()];
   }
 
   @Override
@@ -55,7 +62,8 @@ final class SourcePartitionTask implements PartitionTask {
     shared.eventsIn().increment();
     var event = shared.event();
     DlqReason reason = shared.decoder().decode(r.value(), event);
-    if (reason == null && event.eventTimeMs() > nowMs + shared.maxFutureSkewMs()) {
+    if (reason == null
+        && event.eventTimeMs() > referenceTimeMs(r, nowMs) + shared.maxFutureSkewMs()) {
       reason = DlqReason.FUTURE_TIME;
     }
     if (reason != null) {
@@ -86,8 +94,20 @@ final class SourcePartitionTask implements PartitionTask {
       route(
           r,
           out,
-          shared.sideOutputs().late(r, event.eventTimeMs(), aggregator.watermarkMs(), nowMs));
+          shared
+              .sideOutputs()
+              .late(r, event.eventTimeMs(), aggregator.effectiveWatermarkMs(), nowMs));
     }
+  }
+
+  /**
+   * What "now" is for the future-time check: the record's create time, so a replay decides the
+   * same; the clock only for records without one.
+   */
+  private static long referenceTimeMs(ConsumerRecord<byte[], byte[]> r, long nowMs) {
+    return r.timestampType() == TimestampType.CREATE_TIME && r.timestamp() >= 0
+        ? r.timestamp()
+        : nowMs;
   }
 
   /** Sends a side record unless the previous owner already wrote it. */
@@ -104,6 +124,7 @@ final class SourcePartitionTask implements PartitionTask {
   public void endOfBatch(TaskOutput out) {
     if (idle) {
       idle = false;
+      finalized = false;
       watermarkDirty = true;
     }
     emit(out);
@@ -112,44 +133,67 @@ final class SourcePartitionTask implements PartitionTask {
   @Override
   public void tick(PartitionActivity activity, TaskOutput out) {
     if (!idle && activity.silentMs() >= shared.idleMs()) {
+      // the open slices go out before the partition stops holding the global watermark back
+      countPartials(aggregator.flushOpenSlices(p -> sendPartial(out, p)));
       idle = true;
       watermarkDirty = true;
     }
-    if (shared.finalizeAfterIdleMs() >= 0
-        && activity.silentMs() >= shared.finalizeAfterIdleMs()
-        && aggregator.openSlices() > 0) {
+    if (idle
+        && !finalized
+        && shared.finalizeAfterIdleMs() >= 0
+        && activity.silentMs() >= shared.finalizeAfterIdleMs()) {
       aggregator.finalizeOpenSlices();
+      finalized = true;
+      watermarkDirty = true;
     }
     emit(out);
   }
 
   /** Emits closed slices' Partials, then the watermark if anything changed. */
   private void emit(TaskOutput out) {
-    String partials = shared.partialsTopic();
-    int emitted =
-        aggregator.emit(
-            (Partial p) ->
-                out.send(
-                    new ProducerRecord<>(
-                        partials, p.key().getBytes(StandardCharsets.UTF_8), WireCodec.encode(p))));
-    if (emitted > 0) {
-      shared.partialsOut().increment(emitted);
-    }
-    long wm = aggregator.watermarkMs();
-    if (emitted > 0 || wm != broadcastWatermarkMs || watermarkDirty) {
-      broadcastWatermarkMs = wm;
+    int emitted = aggregator.emit(p -> sendPartial(out, p));
+    countPartials(emitted);
+    Watermark wm = aggregator.watermark(idle, finalized);
+    if (emitted > 0 || watermarkDirty || !wm.equals(broadcast)) {
+      broadcast = wm;
       watermarkDirty = false;
-      byte[] bytes = WireCodec.encode(aggregator.watermark(idle));
-      int partitions = shared.partialsPartitions();
-      for (int q = 0; q < partitions; q++) {
-        out.send(new ProducerRecord<>(partials, q, null, bytes));
+      String partials = shared.partialsTopic();
+      for (int q = 0; q < seq.length; q++) {
+        out.send(new ProducerRecord<>(partials, q, null, WireCodec.encode(wm.withSeq(seq[q]++))));
       }
-      shared.watermarksOut().increment(partitions);
+      shared.watermarksOut().increment(seq.length);
     }
   }
 
+  /** Sends a Partial to the partials partition of its key, numbered. */
+  private void sendPartial(TaskOutput out, Partial p) {
+    byte[] key = p.key().getBytes(StandardCharsets.UTF_8);
+    int q = Utils.toPositive(Utils.murmur2(key)) % seq.length;
+    out.send(
+        new ProducerRecord<>(
+            shared.partialsTopic(), q, key, WireCodec.encode(p.withSeq(seq[q]++))));
+  }
+
+  private void countPartials(int partialsEmitted) {
+    if (partialsEmitted > 0) {
+      shared.partialsOut().increment(partialsEmitted);
+    }
+  }
+
+  /**
+   * The aggregator's state. An idle partition adopts the coordinators' frontier here and only here,
+   * so the frontier its events are judged against when it wakes up is the one its last checkpoint
+   * holds: a replay from that checkpoint decides every event exactly as the first pass did. (A
+   * partition that is consuming never adopts it: its own watermark is what holds the coordinators'
+   * back, and a replay, which always has records waiting, is never idle.)
+   */
   @Override
   public byte[] snapshot() {
+    if (idle) {
+      long before = aggregator.effectiveWatermarkMs();
+      aggregator.adoptFrontier(shared.frontierMs());
+      watermarkDirty |= aggregator.effectiveWatermarkMs() != before;
+    }
     return aggregator.snapshot();
   }
 

@@ -41,6 +41,7 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
   private final Counter eventsIn;
   private final Counter partialsOut;
   private final Counter watermarksOut;
+  private volatile long frontierMs = Long.MIN_VALUE;
 
   SourceTasks(
       JobSpec job,
@@ -127,6 +128,17 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
 
   long maxFutureSkewMs() {
     return maxFutureSkewMs;
+  }
+
+  /** The coordinators' frontier as last read (refreshed by the node off the event loop). */
+  long frontierMs() {
+    return frontierMs;
+  }
+
+  void frontierMs(long value) {
+    if (value > frontierMs) {
+      frontierMs = value;
+    }
   }
 
   Counter eventsIn() {

@@ -2,6 +2,7 @@ package dev.skewer.node.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.job.TumblingWindow;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
@@ -10,10 +11,14 @@ import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class PartitionAggregatorTest {
@@ -114,7 +119,7 @@ class PartitionAggregatorTest {
   }
 
   @Test
-  void shouldEmitEveryOpenWindowWhenFinalizedAtEndOfInput() {
+  void shouldEmitEveryOpenWindowWhenFinalizedAtEndOfInputWithoutMakingLaterEventsLate() {
     PartitionAggregator a = aggregator(2_000, 0);
     update(a, "k", 1_000, 1);
     update(a, "k", 25_000, 1);
@@ -122,10 +127,51 @@ class PartitionAggregatorTest {
     a.finalizeOpenSlices();
     List<Partial> out = emit(a);
     assertThat(out).extracting(Partial::sliceStartMs).containsExactly(20_000L);
-    assertThat(a.openSlices()).isZero();
-    assertThat(update(a, "k", 29_000, 1))
-        .as("after end of input the finalized window is closed")
-        .isEqualTo(PartitionAggregator.Outcome.LATE);
+    assertThat(a.watermark(true).closeMs()).isEqualTo(30_000);
+    assertThat(a.watermark(true).watermarkMs()).isEqualTo(23_000);
+
+    // an event after the pause revises the closed window instead of being late
+    assertThat(update(a, "k", 29_000, 1)).isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
+    assertThat(emit(a))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.sliceStartMs()).isEqualTo(20_000);
+              assertThat(p.version()).isEqualTo(2);
+            });
+  }
+
+  @Test
+  void shouldJudgeLatenessAgainstTheAdoptedFrontierWhenItIsAhead() {
+    // given a partition whose own watermark is far behind the cluster's (it was idle)
+    PartitionAggregator a = aggregator(0, 5_000);
+    update(a, "k", 1_000, 1);
+    a.adoptFrontier(40_000);
+
+    // then events of windows past lateness by the frontier are late, later ones are not
+    assertThat(update(a, "k", 20_000, 1)).isEqualTo(PartitionAggregator.Outcome.LATE);
+    assertThat(update(a, "k", 36_000, 1)).isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
+    assertThat(a.watermark(false).watermarkMs()).isEqualTo(40_000);
+    a.adoptFrontier(10_000);
+    assertThat(a.effectiveWatermarkMs()).as("never goes back").isEqualTo(40_000);
+
+    // and both windows, closed by the frontier, are emitted; the first one, past lateness, is
+    // dropped after it is sent
+    assertThat(emit(a)).extracting(Partial::sliceStartMs).containsExactly(0L, 30_000L);
+    assertThat(a.openSlices()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldSendOpenSlicesWhenFlushedBeforeIdleness() {
+    PartitionAggregator a = aggregator(2_000, 0);
+    update(a, "k", 1_000, 1);
+    update(a, "j", 3_000, 1);
+    assertThat(emit(a)).isEmpty();
+    List<Partial> out = new ArrayList<>();
+    assertThat(a.flushOpenSlices(out::add)).isEqualTo(2);
+    assertThat(out).extracting(Partial::key).containsExactlyInAnyOrder("k", "j");
+    assertThat(a.flushOpenSlices(out::add)).as("nothing changed since").isZero();
+    assertThat(a.openSlices()).as("still open").isEqualTo(1);
   }
 
   @Test
@@ -244,10 +290,10 @@ class PartitionAggregatorTest {
     update(a, "k", 1_000, 1);
     byte[] snapshot = a.snapshot();
     for (int cut = 0; cut < snapshot.length; cut++) {
-      byte[] truncated = java.util.Arrays.copyOf(snapshot, cut);
-      org.assertj.core.api.Assertions.assertThatThrownBy(
+      byte[] truncated = Arrays.copyOf(snapshot, cut);
+      Assertions.assertThatThrownBy(
               () -> PartitionAggregator.restore(truncated, 1, WINDOWS, 0, 0, SPEC))
-          .isInstanceOf(dev.skewer.core.checkpoint.CheckpointFormatException.class);
+          .isInstanceOf(CheckpointFormatException.class);
     }
   }
 
@@ -258,12 +304,12 @@ class PartitionAggregatorTest {
         + " v"
         + p.version()
         + " "
-        + java.util.HexFormat.of().formatHex(p.aggregate());
+        + HexFormat.of().formatHex(p.aggregate());
   }
 
   private static List<String> sorted(List<String> xs) {
     List<String> s = new ArrayList<>(xs);
-    java.util.Collections.sort(s);
+    Collections.sort(s);
     return s;
   }
 

@@ -19,7 +19,7 @@ class SlicedPartitionAggregatorTest {
   private static final double[] ONE = {1};
 
   @Test
-  void shouldUpdateOneSliceAndKeepItOnlyUntilItsEarliestWindowIsPastLateness() {
+  void shouldCountAHoppingEventInEveryWindowNotPastLatenessAndInNoneWhenAllAre() {
     // given 60 s windows every 1 s: 1 s slices, delay 0, lateness 0
     PartitionAggregator a =
         new PartitionAggregator(0, 1, new HoppingSliceAssigner(60_000, 1_000), 0, 0, SPEC);
@@ -31,7 +31,7 @@ class SlicedPartitionAggregatorTest {
     List<Partial> out = new ArrayList<>();
     a.emit(out::add);
 
-    // then that slice is emitted with the hopping shape and dropped; later events in it are late
+    // then that slice is emitted with the hopping shape and kept for its later windows
     assertThat(out)
         .singleElement()
         .satisfies(
@@ -40,10 +40,50 @@ class SlicedPartitionAggregatorTest {
               assertThat(p.sliceStartMs()).isEqualTo(10_000);
               assertThat(p.sliceEndMs()).isEqualTo(11_000);
               assertThat(p.firstEventMs()).isEqualTo(10_500);
+              assertThat(p.firstWindowEndMs()).isEqualTo(11_000);
             });
-    assertThat(a.openKeySlices()).isEqualTo(1);
+
+    // and a later event of that slice counts from the first window not past lateness on
+    assertThat(a.update("k", 10_999, ONE, null, null, Double.NaN))
+        .isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
+    a.update("k", 12_500, ONE, null, null, Double.NaN); // watermark 12.5 s
+    out.clear();
+    a.emit(out::add);
+    assertThat(out)
+        .filteredOn(p -> p.sliceStartMs() == 10_000)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.firstWindowEndMs()).isEqualTo(12_000);
+              assertThat(p.version()).isEqualTo(1);
+              assertThat(p.firstEventMs()).isEqualTo(10_999);
+            });
+
+    // once the slice's last window [10 s, 70 s) is past lateness, its events are late
+    a.update("k", 70_000, ONE, null, null, Double.NaN);
+    a.emit(p -> {});
     assertThat(a.update("k", 10_999, ONE, null, null, Double.NaN))
         .isEqualTo(PartitionAggregator.Outcome.LATE);
+  }
+
+  @Test
+  void shouldAcceptASessionEventThatJoinsAnOpenSessionEvenWhenItsOwnSliceIsPastLateness() {
+    // given gap 1 s (250 ms slices), delay 0, lateness 0, and a session 1 s .. 9 s still growing
+    PartitionAggregator a =
+        new PartitionAggregator(0, 1, new SessionSliceAssigner(1_000), 0, 0, SPEC);
+    for (long t = 1_000; t <= 9_000; t += 500) {
+      a.update("u", t, ONE, null, null, Double.NaN);
+    }
+    a.emit(p -> {});
+
+    // then an old event inside the session is accepted, an isolated one long past is late
+    assertThat(a.update("u", 2_100, ONE, null, null, Double.NaN))
+        .isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
+    assertThat(a.update("v", 2_100, ONE, null, null, Double.NaN))
+        .isEqualTo(PartitionAggregator.Outcome.LATE);
+    // and one that would only start a session of its own not yet past lateness is accepted
+    assertThat(a.update("v", 7_900, ONE, null, null, Double.NaN))
+        .isEqualTo(PartitionAggregator.Outcome.ACCEPTED);
   }
 
   @Test

@@ -211,6 +211,10 @@ public final class FrequencySketch {
       }
       return;
     }
+    if (cms == null && exact.isEmpty()) {
+      copyFrom(other); // into an empty sketch: a copy (cached estimates included)
+      return;
+    }
     if (cms == null) {
       // this exact, other sketch: other's table plus this map
       CountMinSketch table = mergeTables(other.cms, null);
@@ -246,13 +250,25 @@ public final class FrequencySketch {
     return list;
   }
 
+  /** An identical, independent sketch (candidates and their cached estimates included). */
   public FrequencySketch copy() {
-    if (cms != null) {
-      refreshEstimates(); // the copy computes fresh estimates: keep both in step
-    }
     FrequencySketch copy = new FrequencySketch(epsilon, depth, width, capacity);
-    copy.merge(this);
+    copy.copyFrom(this);
     return copy;
+  }
+
+  private void copyFrom(FrequencySketch other) {
+    if (other.cms == null) {
+      exact = new HashMap<>(other.exact);
+      return;
+    }
+    exact = null;
+    cms = mergeTables(other.cms, null);
+    items = other.items.clone();
+    estimates = other.estimates.clone();
+    slotOf = new HashMap<>(other.slotOf);
+    candidates = other.candidates;
+    minSlot = -1;
   }
 
   private FrequencySketch(double epsilon, int depth, int width, int capacity) {
@@ -280,10 +296,9 @@ public final class FrequencySketch {
     long bound = 0;
     if (cms == null) {
       ranked.addAll(exact.entrySet());
-    } else {
-      refreshEstimates();
+    } else { // current estimates; the cached ones (which steer eviction) stay as they are
       for (int i = 0; i < candidates; i++) {
-        ranked.add(Map.entry(items[i], estimates[i]));
+        ranked.add(Map.entry(items[i], cms.estimateCount(items[i])));
       }
       bound = maxOverestimate();
     }
@@ -293,18 +308,6 @@ public final class FrequencySketch {
       out.add(new HeavyHitter(ranked.get(i).getKey(), ranked.get(i).getValue(), bound));
     }
     return out;
-  }
-
-  /**
-   * Replaces cached candidate estimates by current CMS estimates. Called at every observation point
-   * (query, encode), so that a decoded copy (which computes them afresh) and the original continue
-   * identically.
-   */
-  private void refreshEstimates() {
-    for (int i = 0; i < candidates; i++) {
-      estimates[i] = cms.estimateCount(items[i]);
-    }
-    minSlot = -1;
   }
 
   /** Approximate heap footprint in bytes. */
@@ -326,8 +329,9 @@ public final class FrequencySketch {
 
   /**
    * Writes: u8 mode; exact mode: varint n, n &times; (string item, varint count) by item; sketch
-   * mode: varint N, depth&times;width varint cells row by row, varint c, c &times; string item
-   * sorted (estimates are recomputed on decode).
+   * mode: varint N, depth&times;width varint cells row by row, varint c, c &times; (string item,
+   * varint cached estimate) sorted by item. The cached estimates are written because they decide
+   * evictions: a decoded sketch continues exactly as the original.
    */
   public void encodeTo(ByteSink out) {
     if (cms == null) {
@@ -340,7 +344,6 @@ public final class FrequencySketch {
       }
       return;
     }
-    refreshEstimates();
     out.writeByte(1);
     out.writeVarLong(cms.size());
     ByteBuffer raw = ByteBuffer.wrap(CountMinSketch.serialize(cms));
@@ -353,17 +356,28 @@ public final class FrequencySketch {
         out.writeVarLong(raw.getLong());
       }
     }
-    List<String> sorted = candidateItems();
-    sorted.sort(null);
+    TreeMap<String, Long> sorted = new TreeMap<>();
+    for (int i = 0; i < candidates; i++) {
+      sorted.put(items[i], estimates[i]);
+    }
     out.writeVarLong(sorted.size());
-    for (String s : sorted) {
-      out.writeString(s);
+    for (Map.Entry<String, Long> e : sorted.entrySet()) {
+      out.writeString(e.getKey());
+      out.writeVarLong(e.getValue());
     }
   }
 
-  /** Reads what {@link #encodeTo} wrote; see the codec package for the checks. */
+  /**
+   * Reads what {@link #encodeTo} wrote; see the codec package for the checks. Without {@code
+   * cachedEstimates} (format 1, which did not write them) the candidates get current estimates.
+   */
   public static FrequencySketch decodeFrom(
-      ByteSource in, double epsilon, double delta, int capacity, long aggregateCount) {
+      ByteSource in,
+      double epsilon,
+      double delta,
+      int capacity,
+      long aggregateCount,
+      boolean cachedEstimates) {
     FrequencySketch sketch = new FrequencySketch(epsilon, delta, capacity);
     int mode = in.readUnsignedByte("frequency mode");
     if (mode == 0) {
@@ -423,21 +437,27 @@ public final class FrequencySketch {
       throw new CodecException("stream-lib refused CMS bytes: " + e.getMessage(), e);
     }
     int c = in.readVarInt("candidate count", capacity, capacity);
-    in.require(c, "candidates");
-    List<String> candidates = new ArrayList<>(c);
+    in.require(2L * c, "candidates");
+    sketch.cms = table;
+    sketch.exact = null;
+    sketch.items = new String[capacity];
+    sketch.estimates = new long[capacity];
+    sketch.slotOf = new HashMap<>(capacity * 2);
     String previous = null;
     for (int i = 0; i < c; i++) {
       String item = in.readString("candidate");
       if (previous != null && previous.compareTo(item) >= 0) {
         throw new CodecException("candidates not strictly increasing at item " + i);
       }
-      if (table.estimateCount(item) < 1) {
+      long current = table.estimateCount(item);
+      if (current < 1) {
         throw new CodecException("candidate " + i + " has a zero CMS estimate");
       }
-      candidates.add(item);
+      // a cached estimate is the CMS estimate at some earlier point: at least 1, at most today's
+      long cached = cachedEstimates ? in.readVarLong("candidate estimate", 1, current) : current;
+      sketch.put(sketch.candidates++, item, cached);
       previous = item;
     }
-    sketch.installCandidates(table, candidates);
     return sketch;
   }
 

@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
@@ -189,8 +190,7 @@ final class BrokerConfig {
    *
    * @param alive checked between attempts; readiness fails fast once it turns false
    */
-  static void awaitReady(
-      String bootstrap, Duration timeout, java.util.function.BooleanSupplier alive)
+  static void awaitReady(String bootstrap, Duration timeout, BooleanSupplier alive)
       throws TimeoutException {
     long deadline = System.nanoTime() + timeout.toNanos();
     Exception last = null;

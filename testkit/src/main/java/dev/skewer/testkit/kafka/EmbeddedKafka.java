@@ -1,6 +1,6 @@
 package dev.skewer.testkit.kafka;
 
-import dev.skewer.testkit.net.FreePorts;
+import dev.skewer.core.net.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

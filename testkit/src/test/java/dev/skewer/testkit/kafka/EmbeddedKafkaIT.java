@@ -90,6 +90,7 @@ class EmbeddedKafkaIT {
     LoadSummary summary;
     try (LoadProducer producer =
         LoadProducer.builder(kafka.bootstrapServers(), "events")
+            .salting(false)
             .rate(10_000)
             .reference(reference)
             .progress(reports::add)

@@ -1,0 +1,61 @@
+package dev.skewer.coordinator.query;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * One (key, window) result as the results topic holds it: the fields the top-K ranks by, and the
+ * envelope's bytes, verbatim, for everything else (estimates, provenance).
+ *
+ * @param key the key
+ * @param windowStartMs the window (session) start
+ * @param windowEndMs the window end (for sessions: last event + 1)
+ * @param revision 0 for the final result, higher for revisions
+ * @param count the exact event count
+ * @param sums the sum of each numeric field, job order (NaN where the envelope had null)
+ * @param distinct the distinct-count estimate, NaN when the job counts none
+ * @param superseded whether this session was merged into another one
+ * @param provenance the envelope's provenance object as JSON text, or null when it has none
+ * @param envelope the record value (UTF-8 JSON), not copied: treat as immutable
+ */
+public record StoredResult(
+    String key,
+    long windowStartMs,
+    long windowEndMs,
+    int revision,
+    long count,
+    double[] sums,
+    double distinct,
+    boolean superseded,
+    String provenance,
+    byte[] envelope) {
+
+  /**
+   * Heap bytes a stored result takes besides its key and envelope: the record, the sums array, the
+   * map node and table slot that index it.
+   */
+  static final int OVERHEAD_BYTES = 192;
+
+  public StoredResult {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(sums, "sums");
+    Objects.requireNonNull(envelope, "envelope");
+    if (revision < 0) {
+      throw new IllegalArgumentException("revision must be >= 0, was " + revision);
+    }
+  }
+
+  /** Estimated heap bytes: {@link #OVERHEAD_BYTES} + key + envelope + sums. */
+  public long estimatedBytes() {
+    return OVERHEAD_BYTES
+        + 2L * key.length()
+        + envelope.length
+        + 8L * sums.length
+        + (provenance == null ? 0 : 40 + provenance.length());
+  }
+
+  /** The envelope as text. */
+  public String envelopeText() {
+    return new String(envelope, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,2 @@
+/** Loopback ports for clusters started on one machine. */
+package dev.skewer.core.net;

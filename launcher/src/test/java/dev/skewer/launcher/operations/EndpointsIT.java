@@ -1,0 +1,249 @@
+package dev.skewer.launcher.operations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.coordinator.CoordinatorRuntime;
+import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.cluster.ClusterSettings;
+import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.job.JobNames;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.kafka.TopicProvisioner;
+import dev.skewer.core.net.FreePorts;
+import dev.skewer.loadgen.produce.LoadProducer;
+import dev.skewer.loadgen.workload.Workload;
+import dev.skewer.loadgen.workload.WorkloadSpec;
+import dev.skewer.node.NodeRuntime;
+import dev.skewer.node.NodeSettings;
+import dev.skewer.testkit.kafka.EmbeddedKafka;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node and a coordinator on a real broker with real Hazelcast members, over real HTTP: {@code
+ * /health/ready} is 503 while their partitions are assigned but not restored and 200 once they are;
+ * {@code /metrics} has the JVM's, the Kafka clients' and Skewer's meters; the committed offsets of
+ * both consumer groups lag during a run and catch up after it.
+ */
+class EndpointsIT {
+
+  private static final String JOB =
+      """
+      name: endpoints
+      input:
+        keyPointer: /key
+        timePointer: /ts
+        numericFields: [/value]
+        distinctPointer: /user
+      window:
+        size: 2s
+      watermark:
+        delay: 500ms
+        idle: 2s
+        finalizeAfterIdle: 2s
+      topics:
+        events: endpoints.events
+        eventsPartitions: 2
+        partialsPartitions: 2
+        results: endpoints.results
+        late: endpoints.late
+        dlq: endpoints.dlq
+      """;
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void shouldReportReadinessMetricsAndCommittedOffsets() throws Exception {
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    JobNames names = JobNames.of(job);
+    try (EmbeddedKafka kafka = EmbeddedKafka.start();
+        Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
+      KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
+      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
+      int p1 = FreePorts.next();
+      int p2 = FreePorts.next();
+      List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
+      HazelcastInstance hzNode =
+          HazelcastMembers.start(
+              ClusterSettings.loopback(names.hazelcastClusterName(), p1, members),
+              "node-1",
+              "node",
+              job.name());
+      HazelcastInstance hzCoordinator =
+          HazelcastMembers.start(
+              ClusterSettings.loopback(names.hazelcastClusterName(), p2, members),
+              "coordinator-1",
+              "coordinator",
+              job.name());
+      GatedCheckpointStore nodeStore =
+          new GatedCheckpointStore(
+              HazelcastCheckpointStore.create(
+                  hzNode, settings, names, names.checkpointsTopic(), true));
+      GatedCheckpointStore coordinatorStore =
+          new GatedCheckpointStore(
+              HazelcastCheckpointStore.create(
+                  hzCoordinator, settings, names, names.checkpointsTopic(), true));
+      PrometheusMeterRegistry nodeRegistry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      PrometheusMeterRegistry coordinatorRegistry =
+          new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      NodeSettings nodeSettings =
+          new NodeSettings(
+                  "node-1",
+                  job,
+                  settings,
+                  null,
+                  NodeSettings.DEFAULT_MAX_PENDING_RECORDS,
+                  NodeSettings.DEFAULT_TICK_INTERVAL,
+                  Duration.ofSeconds(1),
+                  null,
+                  NodeSettings.NO_HTTP)
+              .withHttp("127.0.0.1", 0);
+      CoordinatorSettings coordinatorSettings =
+          new CoordinatorSettings(
+              "coordinator-1",
+              job,
+              settings,
+              null,
+              "127.0.0.1",
+              0,
+              CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
+              Duration.ofSeconds(1),
+              HotKeySettings.defaults(),
+              true);
+      try (NodeRuntime node =
+              NodeRuntime.start(nodeSettings, nodeRegistry, Clock.systemUTC(), nodeStore, hzNode);
+          CoordinatorRuntime coordinator =
+              CoordinatorRuntime.start(
+                  coordinatorSettings,
+                  hzCoordinator,
+                  coordinatorRegistry,
+                  Clock.systemUTC(),
+                  coordinatorStore)) {
+        // live at once; not ready while the assigned partitions cannot be restored
+        assertThat(get(node.httpPort(), "/health/live").statusCode()).isEqualTo(200);
+        assertThat(get(coordinator.httpPort(), "/health/live").statusCode()).isEqualTo(200);
+        for (int port : List.of(node.httpPort(), coordinator.httpPort())) {
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .untilAsserted(
+                  () -> {
+                    HttpResponse<String> r = get(port, "/health/ready");
+                    assertThat(r.statusCode()).isEqualTo(503);
+                    assertThat(r.body()).contains("\"DOWN\"").contains("not restored yet");
+                  });
+        }
+        // (the gate stays shut: still 503)
+        assertThat(get(node.httpPort(), "/health/ready").statusCode()).isEqualTo(503);
+        assertThat(node.readiness().ready()).isFalse();
+
+        nodeStore.open();
+        coordinatorStore.open();
+        for (int port : List.of(node.httpPort(), coordinator.httpPort())) {
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .untilAsserted(
+                  () -> {
+                    HttpResponse<String> r = get(port, "/health/ready");
+                    assertThat(r.statusCode()).isEqualTo(200);
+                    assertThat(r.body()).contains("\"UP\"").contains("restored and consuming");
+                  });
+        }
+
+        // a run: 12,000 live events over ~6 s, lag sampled meanwhile
+        WorkloadSpec spec =
+            WorkloadSpec.demo(0.2, Duration.ofMillis(200), Duration.ofSeconds(30), 3)
+                .withEvents(12_000)
+                .withKeys(500);
+        AtomicLong maxNodeLag = new AtomicLong();
+        AtomicLong maxCoordinatorLag = new AtomicLong();
+        try (LoadProducer producer =
+            LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+                .job(job)
+                .rate(2_000)
+                .build()) {
+          CompletableFuture<?> load =
+              CompletableFuture.runAsync(
+                  () -> producer.run(Workload.live(spec, Clock.systemUTC())));
+          while (!load.isDone()) {
+            maxNodeLag.accumulateAndGet(
+                ConsumerLag.of(admin, names.nodesGroup(), job.topics().events()).lag(), Math::max);
+            maxCoordinatorLag.accumulateAndGet(
+                ConsumerLag.of(admin, names.coordinatorsGroup(), job.topics().partials()).lag(),
+                Math::max);
+            Thread.sleep(100); // sampling pace, not synchronisation
+          }
+          load.get();
+        }
+        assertThat(maxNodeLag.get()).as("events lag seen during the run").isPositive();
+        assertThat(maxCoordinatorLag.get()).as("partials lag seen during the run").isPositive();
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> ConsumerLag.of(admin, names.nodesGroup(), job.topics().events()).caughtUp());
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    ConsumerLag.of(admin, names.coordinatorsGroup(), job.topics().partials())
+                        .caughtUp());
+
+        // metrics: the JVM's, the Kafka clients', Hazelcast's and Skewer's, in Prometheus form
+        String nodeMetrics = get(node.httpPort(), "/metrics").body();
+        assertThat(nodeMetrics)
+            .contains("jvm_memory_used_bytes")
+            .contains("jvm_gc_")
+            .contains("jvm_threads_live_threads")
+            .contains("jvm_classes_loaded_classes")
+            .contains("process_cpu_usage")
+            .contains("kafka_consumer_fetch_manager_records_consumed_total")
+            .contains("kafka_producer_record_send_total")
+            .contains("skewer_events_in_total{node=\"node-1\"} 12000.0")
+            .contains("skewer_watermark_lag_seconds")
+            .contains("skewer_checkpoint_duration_seconds")
+            .contains("skewer_hazelcast_members{node=\"node-1\"} 2.0")
+            .contains("skewer_hazelcast_map_owned_entries");
+        String coordinatorMetrics = get(coordinator.httpPort(), "/metrics").body();
+        assertThat(coordinatorMetrics)
+            .contains("jvm_memory_used_bytes")
+            .contains("kafka_consumer_fetch_manager_records_consumed_total")
+            .contains("kafka_producer_record_send_total")
+            .contains("skewer_partials_in_total")
+            .contains("skewer_results_out_total")
+            .contains("skewer_coordinator_watermark_lag_seconds")
+            .contains("skewer_hazelcast_members{coordinator=\"coordinator-1\"} 2.0");
+      } finally {
+        nodeStore.close();
+        coordinatorStore.close();
+        hzCoordinator.getLifecycleService().terminate();
+        hzNode.getLifecycleService().terminate();
+      }
+    }
+  }
+}

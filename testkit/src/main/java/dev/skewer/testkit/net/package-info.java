@@ -1,2 +1,0 @@
-/** Network helpers for tests and the demo: free loopback ports. */
-package dev.skewer.testkit.net;
