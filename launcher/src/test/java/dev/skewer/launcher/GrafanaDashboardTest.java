@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.node.ingest.NodeMetrics;
+import dev.skewer.stage.StageMetrics;
 import io.vertx.core.json.JsonObject;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -26,7 +27,8 @@ class GrafanaDashboardTest {
   @Test
   void shouldQueryOnlyMetricsTheNodesAndCoordinatorsRegister() throws Exception {
     Set<String> registered = new HashSet<>();
-    for (Class<?> c : new Class<?>[] {NodeMetrics.class, CoordinatorMetrics.class}) {
+    for (Class<?> c :
+        new Class<?>[] {NodeMetrics.class, CoordinatorMetrics.class, StageMetrics.class}) {
       for (Field f : c.getFields()) {
         if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
           registered.add((String) f.get(null));
