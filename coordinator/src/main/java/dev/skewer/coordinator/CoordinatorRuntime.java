@@ -145,9 +145,12 @@ public final class CoordinatorRuntime implements AutoCloseable {
       KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(merge.kafkaConsumer(), tags);
       consumerMetrics.bindTo(registry);
       meters.add(consumerMetrics);
-      KafkaClientMetrics producerMetrics = new KafkaClientMetrics(merge.kafkaProducer(), tags);
-      producerMetrics.bindTo(registry);
-      meters.add(producerMetrics);
+      if (merge.kafkaProducer() != null) {
+        // exactly_once: no shared producer (one transactional producer per owned partition)
+        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(merge.kafkaProducer(), tags);
+        producerMetrics.bindTo(registry);
+        meters.add(producerMetrics);
+      }
       if (hazelcast != null) {
         HazelcastMetrics.bind(registry, hazelcast, names, tags);
       }

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
@@ -112,6 +113,11 @@ public final class ClusterUnderTest implements AutoCloseable {
    * prefixed with {@code name}.
    */
   public static String defaultJobYaml(String name) {
+    return defaultJobYaml(name, Guarantee.AT_LEAST_ONCE);
+  }
+
+  /** {@link #defaultJobYaml(String)} with the job's {@code guarantee}. */
+  public static String defaultJobYaml(String name, Guarantee guarantee) {
     return """
         name: %1$s
         input:
@@ -138,8 +144,9 @@ public final class ClusterUnderTest implements AutoCloseable {
           results: %1$s.results
           late: %1$s.late
           dlq: %1$s.dlq
+        guarantee: %2$s
         """
-        .formatted(name);
+        .formatted(name, guarantee.label());
   }
 
   public String name() {

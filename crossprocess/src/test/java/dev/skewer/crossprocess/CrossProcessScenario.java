@@ -3,6 +3,10 @@ package dev.skewer.crossprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.loadgen.produce.LoadSummary;
@@ -32,7 +36,9 @@ import org.junit.jupiter.api.AfterEach;
  * What every cross-process scenario shares: a cluster on the shared broker (or its own), the
  * 300,000-event workload with disorder, a hot key, late, malformed and future-dated events, the
  * paced producer feeding an {@link ExactReference}, and the final verdict — results exact per (key,
- * window) with sketches, the late topic and the DLQ exactly the reference's.
+ * window) with sketches, the late topic and the DLQ exactly the reference's; for an {@code
+ * exactly_once} job also no record written twice (no repeated (result key, revision), no duplicate
+ * side output).
  *
  * <p>The cluster is closed after each test, whatever happened; the children's logs stay in its work
  * dir under {@code target/crossprocess}. Each verdict is also appended to {@code
@@ -49,8 +55,11 @@ abstract class CrossProcessScenario {
   /** Give up earlier when the results topic has not grown for this long after the load ended. */
   static final Duration RESULTS_QUIET = Duration.ofSeconds(25);
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   protected ClusterUnderTest cluster;
   private String finalsAudit = "";
+  private List<ConsumerRecord<byte[], byte[]>> lastResults;
 
   @AfterEach
   void closeCluster() {
@@ -117,13 +126,20 @@ abstract class CrossProcessScenario {
     ResultCheck.Report report = awaitResults(reference);
     SideOutput late = awaitSideOutput(cluster.job().topics().late(), reference.late());
     SideOutput dlq = awaitSideOutput(cluster.job().topics().dlq(), reference.dlq());
+    boolean exactlyOnce = cluster.job().guarantee() == Guarantee.EXACTLY_ONCE;
+    List<String> repeated = exactlyOnce ? repeatedResults(lastResults) : List.of();
     String verdict =
         String.format(
-            "%s %s: %s%s | %s | %s | logs %s",
+            "%s %s%s: %s%s | %s | %s | logs %s",
             Instant.now(),
             scenario,
+            exactlyOnce ? " (exactly_once)" : "",
             report.summary(),
-            categories(report.problems()) + finalsAudit,
+            categories(report.problems())
+                + finalsAudit
+                + (repeated.isEmpty()
+                    ? ""
+                    : " (repeated (key, revision)s: " + repeated.size() + ")"),
             late.summary(),
             dlq.summary(),
             cluster.workDir().toAbsolutePath());
@@ -139,7 +155,36 @@ abstract class CrossProcessScenario {
     softly.assertThat(report.resultCount()).as("events counted").isEqualTo(reference.totalCount());
     softly.assertThat(late.ok()).as(late.summary()).isTrue();
     softly.assertThat(dlq.ok()).as(dlq.summary()).isTrue();
+    if (exactlyOnce) {
+      softly
+          .assertThat(repeated.subList(0, Math.min(20, repeated.size())))
+          .as("(result key, revision)s written more than once (%d in all)", repeated.size())
+          .isEmpty();
+      softly.assertThat(late.duplicates()).as("late records written twice").isZero();
+      softly.assertThat(dlq.duplicates()).as("DLQ records written twice").isZero();
+    }
     softly.assertAll();
+  }
+
+  /** The (result key, revision) pairs that occur more than once among {@code results}. */
+  static List<String> repeatedResults(List<ConsumerRecord<byte[], byte[]>> results) {
+    if (results == null) {
+      return List.of();
+    }
+    Map<String, Integer> seen = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : results) {
+      String key = new String(r.key(), StandardCharsets.UTF_8);
+      int revision = ResultRecord.parse(key, r.value(), "key", "value").revision();
+      seen.merge(key + " revision " + revision, 1, Integer::sum);
+    }
+    List<String> out = new ArrayList<>();
+    seen.forEach(
+        (pair, n) -> {
+          if (n > 1) {
+            out.add(pair + " x" + n);
+          }
+        });
+    return out;
   }
 
   private ResultCheck.Report awaitResults(ExactReference reference) {
@@ -165,12 +210,14 @@ abstract class CrossProcessScenario {
               return last[0].ok() || System.nanoTime() - lastChangeNs[0] > RESULTS_QUIET.toNanos();
             });
     finalsAudit = duplicateFinals(lastResults.get());
+    this.lastResults = lastResults.get();
     return last[0];
   }
 
   /**
    * For the (key, window)s with more than one revision-0 result: how many, and how many of those
-   * repeat the same value byte for byte (harmless to an upsert consumer) rather than differ.
+   * repeat the same result (byte for byte apart from its provenance, which names who wrote it:
+   * harmless to an upsert consumer) rather than differ.
    */
   static String duplicateFinals(List<ConsumerRecord<byte[], byte[]>> results) {
     if (results == null) {
@@ -180,9 +227,7 @@ abstract class CrossProcessScenario {
     for (ConsumerRecord<byte[], byte[]> r : results) {
       String key = new String(r.key(), StandardCharsets.UTF_8);
       if (ResultRecord.parse(key, r.value(), "key", "value").revision() == 0) {
-        finals
-            .computeIfAbsent(key, k -> new ArrayList<>())
-            .add(new String(r.value(), StandardCharsets.UTF_8));
+        finals.computeIfAbsent(key, k -> new ArrayList<>()).add(withoutProvenance(r.value()));
       }
     }
     long repeated = 0;
@@ -200,6 +245,18 @@ abstract class CrossProcessScenario {
         : String.format(
             " (repeated finals: %d (key, window)s, %d of them byte-identical)",
             repeated, identical);
+  }
+
+  private static String withoutProvenance(byte[] value) {
+    try {
+      JsonNode json = JSON.readTree(value);
+      if (json instanceof ObjectNode o) {
+        o.remove("provenance");
+      }
+      return json.toString();
+    } catch (IOException e) {
+      return new String(value, StandardCharsets.UTF_8);
+    }
   }
 
   private SideOutput awaitSideOutput(String topic, List<GeneratedEvent> expected) {

@@ -51,6 +51,7 @@ final class StreamWatcher implements AutoCloseable {
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // what readers see
     this.consumer = new KafkaConsumer<>(props);
     this.partials = partials;
     List<TopicPartition> all = new ArrayList<>();

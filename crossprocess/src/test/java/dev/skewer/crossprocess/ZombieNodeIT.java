@@ -2,6 +2,7 @@ package dev.skewer.crossprocess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.loadgen.reference.ExactReference;
 import java.time.Duration;
 import java.util.Set;
@@ -10,19 +11,36 @@ import org.junit.jupiter.api.Test;
 /**
  * A node frozen with SIGSTOP for longer than the consumer session timeout — its partitions move to
  * the others — then thawed with SIGCONT: a zombie that still believes it owns them and may emit
- * stale Partials and checkpoints before it learns otherwise. Its output must be fenced.
+ * stale Partials and checkpoints before it learns otherwise. Its output must be fenced: with {@code
+ * at_least_once} by the coordinators (stale epochs) and the checkpoint store; with {@code
+ * exactly_once} at the broker too — none of its Partials, watermarks or side outputs written after
+ * its successors started is visible, so not even a side output is duplicated.
  */
 class ZombieNodeIT extends CrossProcessScenario {
 
   @Test
   void shouldFenceAPausedNodeThatComesBack() {
+    run("zombie", Guarantee.AT_LEAST_ONCE, 606);
+  }
+
+  @Test
+  void shouldFenceAPausedNodeThatComesBackWithExactlyOnce() {
+    run("zombieeos", Guarantee.EXACTLY_ONCE, 616);
+  }
+
+  private void run(String name, Guarantee guarantee, long seed) {
     // given
-    cluster = clusterNamed("zombie").nodes(3).coordinators(2).start();
+    cluster =
+        clusterNamed(name)
+            .jobYaml(ClusterUnderTest.defaultJobYaml(name, guarantee))
+            .nodes(3)
+            .coordinators(2)
+            .start();
     ExactReference reference = reference();
     SkewerProcess zombie = cluster.nodes().get(0);
     assertThat(cluster.partitionsOf(zombie)).as("the zombie owns partitions").isNotEmpty();
 
-    try (LoadRun load = produce(workload("zombie", 606), reference, 20_000)) {
+    try (LoadRun load = produce(workload(name, seed), reference, 20_000)) {
       // when the node freezes until the group has given its partitions away
       load.awaitSent(EVENTS / 5, Duration.ofMinutes(1));
       zombie.pause();
@@ -31,11 +49,11 @@ class ZombieNodeIT extends CrossProcessScenario {
       // and thaws while the stream goes on
       long sentAtResume = load.sent();
       zombie.resume();
-      System.err.printf("zombie: resumed with %d of %d events sent%n", sentAtResume, EVENTS);
+      System.err.printf("%s: resumed with %d of %d events sent%n", name, sentAtResume, EVENTS);
       cluster.awaitSettled(Duration.ofSeconds(60));
 
       // then
-      assertExact("zombie", load, reference);
+      assertExact(name, load, reference);
     }
   }
 }

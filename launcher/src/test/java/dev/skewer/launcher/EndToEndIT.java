@@ -3,7 +3,9 @@ package dev.skewer.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.skewer.core.event.DlqReason;
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
@@ -77,6 +79,8 @@ class EndToEndIT {
         dlq: %s.dlq
       """;
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private EmbeddedKafka kafka;
   private KafkaSettings settings;
 
@@ -87,7 +91,14 @@ class EndToEndIT {
   }
 
   private JobSpec job(String name) {
-    JobSpec job = JobSpecLoader.parse(JOB.formatted(name, name, name, name, name, name), Map.of());
+    return job(name, Guarantee.AT_LEAST_ONCE);
+  }
+
+  private JobSpec job(String name, Guarantee guarantee) {
+    JobSpec job =
+        JobSpecLoader.parse(
+            JOB.formatted(name, name, name, name, name, name),
+            Map.of("SKEWER_GUARANTEE", guarantee.label()));
     try (Admin admin = Admin.create(settings.adminConfig())) {
       TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
     }
@@ -115,6 +126,22 @@ class EndToEndIT {
   @Test
   void shouldStayExactWhenNodeLeavesMidStreamAndAnotherRestoresItsCheckpoints() throws Exception {
     run(job("failover"), true);
+  }
+
+  /** As above with {@code guarantee: exactly_once}: each output visible exactly once. */
+  @Test
+  void shouldEmitExactlyOneExactResultPerKeyAndWindowWithExactlyOnce() throws Exception {
+    run(job("eos", Guarantee.EXACTLY_ONCE), false);
+  }
+
+  /**
+   * The mid-stream departure with {@code guarantee: exactly_once}: the leaving node commits its
+   * partitions' transactions, the other restores the committed checkpoints; no result or side
+   * output is written twice, not even a byte-identical one.
+   */
+  @Test
+  void shouldStayExactWhenNodeLeavesMidStreamWithExactlyOnce() throws Exception {
+    run(job("eosfailover", Guarantee.EXACTLY_ONCE), true);
   }
 
   private void run(JobSpec job, boolean failover) throws Exception {
@@ -180,17 +207,22 @@ class EndToEndIT {
 
       // then every (key, window) gets exactly one exact final result
       ResultCheck.Report[] report = new ResultCheck.Report[1];
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                List<ConsumerRecord<byte[], byte[]>> results =
-                    TopicReader.readAll(
-                        kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
-                report[0] = ResultCheck.check(reference, results, "key", "value", true);
-                return report[0].ok();
-              });
+      try {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofSeconds(2))
+            .until(
+                () -> {
+                  List<ConsumerRecord<byte[], byte[]>> results =
+                      TopicReader.readAll(
+                          kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
+                  report[0] = ResultCheck.check(reference, results, "key", "value", true);
+                  return report[0].ok();
+                });
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError(
+            job.name() + ": " + (report[0] == null ? "no results read" : report[0].summary()), e);
+      }
       assertThat(report[0].problems()).isEmpty();
       System.err.printf(
           "e2e: %s; late %d, DLQ %d, windows expecting revisions %d%n",
@@ -200,6 +232,17 @@ class EndToEndIT {
           reference.windows().values().stream().filter(w -> w.revisionExpected()).count());
       assertThat(report[0].resultCount()).isEqualTo(reference.totalCount());
       assertThat(cluster.sendFailures()).isZero();
+      List<ConsumerRecord<byte[], byte[]>> written =
+          TopicReader.readAll(
+              kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
+      assertThat(guarantees(written))
+          .as("every result says which guarantee produced it")
+          .containsOnlyKeys(job.guarantee().label());
+      if (job.guarantee() == Guarantee.EXACTLY_ONCE) {
+        assertThat(repeated(written))
+            .as("(result key, revision) pairs written more than once")
+            .isEmpty();
+      }
 
       // and the late topic holds exactly the too-late events, the DLQ exactly the bad ones
       List<ConsumerRecord<byte[], byte[]>> late =
@@ -251,6 +294,30 @@ class EndToEndIT {
               HttpResponse.BodyHandlers.ofString());
       assertThat(members.body()).contains(failover ? "\"size\":" : "\"size\":3");
     }
+  }
+
+  /** How many results carry each {@code guarantee} value. */
+  private static Map<String, Long> guarantees(List<ConsumerRecord<byte[], byte[]>> results)
+      throws Exception {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : results) {
+      out.merge(JSON.readTree(r.value()).path("guarantee").asText("(none)"), 1L, Long::sum);
+    }
+    return out;
+  }
+
+  /** The (result key, revision) pairs that occur more than once. */
+  private static List<String> repeated(List<ConsumerRecord<byte[], byte[]>> results)
+      throws Exception {
+    Map<String, Integer> seen = new java.util.HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : results) {
+      String pair =
+          new String(r.key(), StandardCharsets.UTF_8)
+              + " revision "
+              + JSON.readTree(r.value()).path("value").path("revision").asInt();
+      seen.merge(pair, 1, Integer::sum);
+    }
+    return seen.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
   }
 
   private static List<String> payloads(List<ConsumerRecord<byte[], byte[]>> records) {

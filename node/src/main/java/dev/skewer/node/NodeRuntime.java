@@ -98,9 +98,12 @@ public final class NodeRuntime implements AutoCloseable {
       KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(ingest.kafkaConsumer(), tags);
       consumerMetrics.bindTo(registry);
       meters.add(consumerMetrics);
-      KafkaClientMetrics producerMetrics = new KafkaClientMetrics(ingest.kafkaProducer(), tags);
-      producerMetrics.bindTo(registry);
-      meters.add(producerMetrics);
+      if (ingest.kafkaProducer() != null) {
+        // exactly_once: no shared producer (one transactional producer per owned partition)
+        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(ingest.kafkaProducer(), tags);
+        producerMetrics.bindTo(registry);
+        meters.add(producerMetrics);
+      }
       if (hazelcast != null) {
         HazelcastMetrics.bind(registry, hazelcast, JobNames.of(settings.job()), tags);
       }

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -55,6 +56,7 @@ final class ConsumerLoop {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerLoop.class);
   private static final Duration BACK_PRESSURE_POLL = Duration.ofMillis(50);
   private static final long CREDIT_WAIT_MS = 200;
+  private static final Duration COMMITTED_TIMEOUT = Duration.ofSeconds(60);
 
   /** Batches handed to the event loop ahead of its processing (one in work, one waiting). */
   static final int INITIAL_CREDITS = 2;
@@ -209,6 +211,20 @@ final class ConsumerLoop {
         });
   }
 
+  /**
+   * The offset committed for a partition in the group (null: none), read on the poll thread. The
+   * consumer asks the broker for stable offsets ({@code require_stable}): while a transaction that
+   * commits offsets for the partition is still being completed, the broker makes it wait.
+   */
+  Future<OffsetAndMetadata> committed(int partition) {
+    return submit(c -> c.committed(Set.of(tp(partition)), COMMITTED_TIMEOUT).get(tp(partition)));
+  }
+
+  /** The consumer's group metadata, for offsets committed in a transaction. Thread-safe. */
+  Future<ConsumerGroupMetadata> groupMetadata() {
+    return submit(Consumer::groupMetadata);
+  }
+
   /** Records waiting on the broker for a partition (0 when unknown). Thread-safe. */
   long lag(int partition) {
     return lag.getOrDefault(partition, 0L);
@@ -229,7 +245,10 @@ final class ConsumerLoop {
     return closed.future();
   }
 
-  /** Runs {@code action} with the consumer on the poll thread; completes on the runtime context. */
+  /**
+   * Runs {@code action} with the consumer on the poll thread; completes on the runtime context.
+   * Thread-safe.
+   */
   <T> Future<T> submit(Function<Consumer<byte[], byte[]>, T> action) {
     Promise<T> promise = Promise.promise();
     commands.add(new Command<>(action, promise));

@@ -1,6 +1,8 @@
 package dev.skewer.stage;
 
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.kafka.KafkaSettings;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -18,7 +20,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Real Kafka clients for a stage. Consumer defaults (each overridable by the user's client
  * properties): manual commits, start at the earliest offset, the cooperative-sticky assignor (a
  * rebalance moves only the partitions that change owner, so the others keep running), plus the
- * stage's own tuning.
+ * stage's own tuning. The consumer always reads {@code read_committed}, whatever the user's
+ * properties say: a stage must never see what an upstream transaction aborted.
  *
  * @param kafka bootstrap servers and the user's client properties
  * @param groupId the stage's consumer group
@@ -52,6 +55,7 @@ public record KafkaStageClients(
     config.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     consumerDefaults.forEach(config::putIfAbsent);
     config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, consumerClientId);
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
@@ -59,6 +63,33 @@ public record KafkaStageClients(
   public Producer<byte[], byte[]> producer() {
     Map<String, Object> config = new HashMap<>(kafka.producerConfig());
     config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, producerClientId);
+    return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /**
+   * The partition's transactional producer: the user's producer properties, then {@code
+   * transactional.id}, idempotence, the transaction timeout, a client id of its own ({@code <client
+   * id>-<partition>}, the client id being the user's or {@code producerClientId}) and room for
+   * checkpoint records of up to {@link HazelcastCheckpointStore#MAX_CHECKPOINT_BYTES}.
+   */
+  @Override
+  public Producer<byte[], byte[]> transactionalProducer(
+      String transactionalId, Duration transactionTimeout) {
+    Map<String, Object> config = new HashMap<>(kafka.producerConfig());
+    config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(
+        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
+    config.put(
+        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+        Integer.toString(HazelcastCheckpointStore.MAX_CHECKPOINT_BYTES));
+    config.put(
+        ProducerConfig.BUFFER_MEMORY_CONFIG,
+        Long.toString(2L * HazelcastCheckpointStore.MAX_CHECKPOINT_BYTES));
+    String suffix = transactionalId.substring(transactionalId.lastIndexOf('/') + 1);
+    Object base = config.getOrDefault(ProducerConfig.CLIENT_ID_CONFIG, producerClientId);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, base + "-" + suffix);
     return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
   }
 }

@@ -29,7 +29,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *
  * <p>Methods other than {@link #pending} are called on the runtime's event loop.
  */
-final class OrderedSender {
+final class OrderedSender implements Outputs {
 
   /** Who emitted a record: told when one of its records could not be sent. */
   interface Origin {
@@ -61,7 +61,8 @@ final class OrderedSender {
   }
 
   /** Sends, on the ordered worker, every record put since the last call. */
-  void dispatch() {
+  @Override
+  public void dispatch() {
     if (buffer.isEmpty()) {
       return;
     }
@@ -122,17 +123,20 @@ final class OrderedSender {
   }
 
   /** Records handed to the producer and not acknowledged yet. Thread-safe. */
-  long pending() {
+  @Override
+  public long pending() {
     return pending.get();
   }
 
   /** Records the producer failed, ever. Thread-safe. */
-  long failures() {
+  @Override
+  public long failures() {
     return failures.get();
   }
 
   /** Records the producer failed since it last acknowledged one. Thread-safe. */
-  long failuresSinceSuccess() {
+  @Override
+  public long failuresSinceSuccess() {
     return failuresSinceSuccess.get();
   }
 
@@ -145,7 +149,8 @@ final class OrderedSender {
    * Dispatches what is left and closes the producer, which waits up to {@code timeout} for the
    * acknowledgements.
    */
-  Future<Void> close(Duration timeout) {
+  @Override
+  public Future<Void> close(Duration timeout) {
     dispatch();
     Future<Void> f =
         last.transform(

@@ -2,6 +2,7 @@ package dev.skewer.stage;
 
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,6 +11,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -21,40 +23,61 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Which partitions this runtime owns, and every rule about owning one — the one place each failover
- * rule lives:
+ * rule lives, for both guarantees:
  *
  * <ul>
  *   <li><b>Take-over.</b> A partition the group assigns is held (paused) and restored on a worker:
  *       a new fencing epoch from the checkpoint store, the last checkpoint loaded and handed to the
  *       {@link TaskFactory}; then the consumer seeks to the checkpoint's offset (without one, to
  *       the start or end) and the partition is released. If it is revoked meanwhile, the restored
- *       task is discarded.
- *   <li><b>Checkpoints.</b> Periodically and before a partition is given up: the task's snapshot is
- *       taken on the event loop, then — on the sender's ordered worker, once every record emitted
- *       so far is acknowledged — stored, unless one of the task's records failed. A checkpoint
- *       therefore never covers output that could still be lost. After a checkpoint is stored, the
- *       consumer offset is committed (for lag monitoring only).
- *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, or
- *       the task throws, the task is dropped and, once every record sent so far has been
- *       acknowledged or has failed, the partition is taken over again from its last stored
- *       checkpoint, under a new epoch; what it emitted since is emitted again and replaces the old
- *       downstream (the new task finds what already landed, so it does not write it twice).
+ *       task is discarded. With {@code exactly_once}, before anything else the partition's
+ *       transactional producer is created and initialised — which fences every earlier owner's
+ *       producer at the broker and aborts its open transaction — and the checkpoint restored is the
+ *       one named by the input offset committed in the group ({@link CommitPointer}): the store's
+ *       copy when it is that one, else the record read back from the checkpoint topic.
+ *   <li><b>Checkpoints.</b> Periodically and before a partition is given up. {@code at_least_once}:
+ *       the task's snapshot is taken on the event loop, then — on the sender's ordered worker, once
+ *       every record emitted so far is acknowledged — stored, unless one of the task's records
+ *       failed; a checkpoint therefore never covers output that could still be lost. After it is
+ *       stored the consumer offset is committed (for lag monitoring only). {@code exactly_once}:
+ *       one transaction — snapshot; what the task emits from then on is held for the next
+ *       transaction; the partition's producer is flushed; if a record failed the transaction is
+ *       aborted, else the checkpoint record, the input offset (with its pointer) and the outputs
+ *       are committed together, the store keeps a copy, and a new transaction begins.
+ *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, a
+ *       transaction cannot be committed, or the task throws, the task is dropped and the partition
+ *       taken over again from its last stored (committed) checkpoint, under a new epoch — {@code
+ *       at_least_once}: once every record sent so far has been acknowledged or has failed; what it
+ *       emitted since is emitted again and replaces the old downstream (the new task finds what
+ *       already landed, so it does not write it twice; {@code exactly_once}: the old was aborted,
+ *       readers never saw it).
  *   <li><b>Fencing.</b> When the store refuses a checkpoint because a newer epoch owns the
- *       partition, this owner was a zombie: its task is dropped; if the group still assigns the
- *       partition here (the newer epoch was an owner that lost it), it is taken over again.
+ *       partition, or the broker refuses the partition's producer ({@code ProducerFencedException},
+ *       {@code InvalidProducerEpochException}), this owner was a zombie: its task is dropped; if
+ *       the group still assigns the partition here (the newer owner lost it), it is taken over
+ *       again.
  *   <li><b>Repeated failures</b> (restore, rewind, fencing) of one partition are retried with a
  *       delay doubling from 1 s to 60 s, and the partition counts as failing (not ready) until a
  *       checkpoint beyond the offset where it last failed is stored: a persistent failure ends in a
  *       visible, bounded state, never in a fast loop and never in lost output.
  * </ul>
  *
- * <p>Everything runs on the runtime's event loop, except restores (worker) and checkpoint stores
- * (the sender's ordered worker).
+ * <p>Everything runs on the runtime's event loop, except restores (worker), checkpoint stores (the
+ * sender's ordered worker) and each partition's producer calls ({@code exactly_once}: its channel's
+ * chain of workers).
  */
 final class PartitionOwnership<T extends PartitionTask> {
 
@@ -69,9 +92,15 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   /** What became of one checkpoint. */
   enum Outcome {
+    /** Stored ({@code exactly_once}: committed). */
     SAVED,
+    /** A newer owner has the partition. */
     FENCED,
+    /** A record emitted before it was lost ({@code exactly_once}: its transaction aborted). */
     LOST_SEND,
+    /** {@code exactly_once}: the transaction could not be committed and was aborted. */
+    ABORTED,
+    /** {@code at_least_once}: the store failed; the partition rewinds to its last stored one. */
     FAILED
   }
 
@@ -88,7 +117,9 @@ final class PartitionOwnership<T extends PartitionTask> {
     int generation;
     long nextOffset;
     long lastActivityMs;
+    long lastCreatedMs;
     Future<Outcome> checkpointInFlight;
+    TransactionalSender.Channel channel; // exactly_once: the partition's producer
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
 
     Owned(int partition) {
@@ -98,7 +129,14 @@ final class PartitionOwnership<T extends PartitionTask> {
     @Override
     public void failed(Exception e) {
       if (sendFailure.compareAndSet(null, e)) {
-        context.runOnContext(v -> rewind(this, "a produced record was lost: " + e));
+        context.runOnContext(
+            v -> {
+              if (isFenced(e)) {
+                fenced(this, "the broker fenced its producer: " + e);
+              } else {
+                rewind(this, "a produced record was lost: " + e);
+              }
+            });
       }
     }
   }
@@ -108,7 +146,9 @@ final class PartitionOwnership<T extends PartitionTask> {
   private final StageSettings settings;
   private final TaskFactory<T> factory;
   private final CheckpointStore store;
-  private final OrderedSender sender;
+  private final boolean exactlyOnce;
+  private final OrderedSender sender; // at_least_once
+  private final TransactionalSender transactions; // exactly_once
   private final ConsumerLoop loop;
   private final Clock clock;
   private final Map<Integer, Owned> owned = new HashMap<>();
@@ -128,7 +168,7 @@ final class PartitionOwnership<T extends PartitionTask> {
       StageSettings settings,
       TaskFactory<T> factory,
       CheckpointStore store,
-      OrderedSender sender,
+      Outputs outputs,
       ConsumerLoop loop,
       MeterRegistry registry,
       Clock clock) {
@@ -137,7 +177,9 @@ final class PartitionOwnership<T extends PartitionTask> {
     this.settings = settings;
     this.factory = factory;
     this.store = store;
-    this.sender = sender;
+    this.exactlyOnce = settings.guarantee() == Guarantee.EXACTLY_ONCE;
+    this.sender = exactlyOnce ? null : (OrderedSender) outputs;
+    this.transactions = exactlyOnce ? (TransactionalSender) outputs : null;
     this.loop = loop;
     this.clock = clock;
     String tag = settings.stage();
@@ -251,19 +293,13 @@ final class PartitionOwnership<T extends PartitionTask> {
   private record Restored<T>(long epoch, Optional<Checkpoint> checkpoint, T task) {}
 
   private void restore(Owned o) {
-    String id = settings.checkpointId(o.partition);
-    vertx
-        .<Restored<T>>executeBlocking(
-            () -> {
-              long epoch = store.nextEpoch(id);
-              Optional<Checkpoint> cp = store.load(id);
-              return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
-            },
-            false)
+    Future<Restored<T>> restored = exactlyOnce ? restoreTransactional(o) : restoreFromStore(o);
+    restored
         .compose(
             r -> {
               o.epoch = r.epoch();
               o.task = r.task();
+              o.lastCreatedMs = r.checkpoint().map(Checkpoint::createdMs).orElse(0L);
               if (!current(o)) {
                 return Future.<Void>succeededFuture();
               }
@@ -279,9 +315,7 @@ final class PartitionOwnership<T extends PartitionTask> {
               if (o.state == State.ACTIVE && current(o)) {
                 return;
               }
-              if (o.task != null) {
-                o.task.close();
-              }
+              closeTask(o);
               if (ar.failed() && current(o)) {
                 LOG.error(
                     "{}={} could not take partition {} of {} over",
@@ -296,13 +330,101 @@ final class PartitionOwnership<T extends PartitionTask> {
             });
   }
 
+  /** {@code at_least_once}: the store's checkpoint is the truth. */
+  private Future<Restored<T>> restoreFromStore(Owned o) {
+    String id = settings.checkpointId(o.partition);
+    return vertx.executeBlocking(
+        () -> {
+          long epoch = store.nextEpoch(id);
+          Optional<Checkpoint> cp = store.load(id);
+          return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
+        },
+        false);
+  }
+
+  /**
+   * {@code exactly_once}: fence earlier producers first, then restore the checkpoint committed with
+   * the input offset, and begin the partition's first transaction.
+   */
+  private Future<Restored<T>> restoreTransactional(Owned o) {
+    String id = settings.checkpointId(o.partition);
+    TransactionalSender.Channel channel =
+        transactions.open(settings.transactionalId(o.partition), o);
+    o.channel = channel;
+    return channel
+        .initialised()
+        .compose(v -> loop.committed(o.partition))
+        .compose(
+            committed ->
+                channel.run(
+                    producer -> {
+                      CommitPointer pointer = CommitPointer.of(committed);
+                      long epoch = store.nextEpoch(id);
+                      while (pointer != null && epoch <= pointer.epoch()) {
+                        epoch = store.nextEpoch(id); // epochs lost with the store: catch up
+                      }
+                      Optional<Checkpoint> cp = committedCheckpoint(o.partition, id, pointer);
+                      producer.beginTransaction();
+                      return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
+                    }));
+  }
+
+  /**
+   * The checkpoint committed with the partition's input offset: the store's copy when it is the one
+   * the pointer names, else the record the pointer names in the checkpoint topic (the store fell
+   * behind: e.g. its owner died between commit and copy). Without a pointer (nothing committed yet
+   * in {@code exactly_once}, e.g. the job ran {@code at_least_once} before) the store's checkpoint.
+   * Blocking.
+   *
+   * @throws IllegalStateException when the committed checkpoint cannot be found
+   */
+  private Optional<Checkpoint> committedCheckpoint(
+      int partition, String id, CommitPointer pointer) {
+    Optional<Checkpoint> stored = store.load(id);
+    if (pointer == null || (stored.isPresent() && pointer.names(stored.get()))) {
+      return stored;
+    }
+    if (pointer.hasLog()) {
+      Optional<Checkpoint> logged = store.read(id, pointer.logPartition(), pointer.logOffset());
+      if (logged.isEmpty() || !pointer.names(logged.get())) {
+        throw new IllegalStateException(
+            "the checkpoint committed for partition "
+                + partition
+                + " ("
+                + pointer.encode()
+                + ") is not in the checkpoint topic"
+                + logged.map(c -> ", found " + c).orElse(""));
+      }
+      LOG.info(
+          "{}={} partition={}: the store was behind the committed checkpoint; read it back from"
+              + " the checkpoint topic at {}@{}",
+          settings.stage(),
+          settings.instanceId(),
+          partition,
+          pointer.logPartition(),
+          pointer.logOffset());
+      return logged;
+    }
+    LOG.warn(
+        "{}={} partition={}: the committed checkpoint (epoch {}, offset {}) is not in the"
+            + " checkpoint store, which keeps no copy in Kafka; restoring {} instead: outputs since"
+            + " then are written again",
+        settings.stage(),
+        settings.instanceId(),
+        partition,
+        pointer.epoch(),
+        pointer.nextOffset(),
+        stored.map(c -> "its checkpoint at offset " + c.nextOffset()).orElse("from scratch"));
+    return stored;
+  }
+
   private Void activate(Owned o, ConsumerLoop.Position position, boolean fromCheckpoint) {
     if (!current(o)) {
       return null;
     }
     o.generation = position.generation();
     o.nextOffset = position.offset();
-    o.output = sender.outputFor(o);
+    o.output = exactlyOnce ? o.channel.output() : sender.outputFor(o);
     o.lastActivityMs = clock.millis();
     o.state = State.ACTIVE;
     restores.increment();
@@ -315,7 +437,11 @@ final class PartitionOwnership<T extends PartitionTask> {
         o.nextOffset,
         fromCheckpoint ? "from its checkpoint" : "no checkpoint");
     o.task.activated(o.output);
-    sender.dispatch();
+    if (exactlyOnce) {
+      o.channel.dispatch();
+    } else {
+      sender.dispatch();
+    }
     loop.release(o.partition);
     return null;
   }
@@ -344,6 +470,10 @@ final class PartitionOwnership<T extends PartitionTask> {
         why);
     owned.remove(o.partition);
     closeTask(o);
+    if (exactlyOnce) {
+      retryIfAssigned(o, why); // its open transaction is aborted: nothing it sent is visible
+      return;
+    }
     // the next owner looks up what this task already wrote (so its replay does not write it
     // again): take over only once everything this task sent has landed or failed
     sender
@@ -356,17 +486,18 @@ final class PartitionOwnership<T extends PartitionTask> {
             });
   }
 
-  private void fenced(Owned o) {
+  private void fenced(Owned o, String why) {
     if (!current(o)) {
       return;
     }
     fenced.increment();
     LOG.warn(
-        "{}={} partition={} epoch={} is owned by a newer epoch: fenced, state dropped",
+        "{}={} partition={} epoch={} is owned by a newer owner ({}): fenced, state dropped",
         settings.stage(),
         settings.instanceId(),
         o.partition,
-        o.epoch);
+        o.epoch,
+        why);
     owned.remove(o.partition);
     closeTask(o);
     if (assignedByGroup.contains(o.partition)) {
@@ -427,14 +558,16 @@ final class PartitionOwnership<T extends PartitionTask> {
             ar -> {
               o.checkpointInFlight = null;
               if (ar.succeeded() && current(o)) {
-                if (ar.result() == Outcome.FENCED) {
-                  fenced(o);
-                } else if (ar.result() == Outcome.LOST_SEND) {
-                  rewind(o, "a produced record was lost since the last checkpoint");
-                } else if (ar.result() == Outcome.FAILED) {
-                  // the task went on from a state no checkpoint holds; going back to the last
-                  // stored one keeps every later replay identical to what is processed now
-                  rewind(o, "its checkpoint could not be stored");
+                switch (ar.result()) {
+                  case FENCED -> fenced(o, "its checkpoint was refused");
+                  case LOST_SEND ->
+                      rewind(o, "a produced record was lost since the last checkpoint");
+                  case ABORTED -> rewind(o, "its transaction could not be committed");
+                  case FAILED ->
+                      // the task went on from a state no checkpoint holds; going back to the last
+                      // stored one keeps every later replay identical to what is processed now
+                      rewind(o, "its checkpoint could not be stored");
+                  case SAVED -> {}
                 }
               }
             });
@@ -446,21 +579,15 @@ final class PartitionOwnership<T extends PartitionTask> {
     long startNs = System.nanoTime();
     byte[] state = o.task.snapshot();
     long snapshotNs = System.nanoTime() - startNs;
-    Checkpoint cp = new Checkpoint(o.epoch, o.nextOffset, clock.millis(), state);
+    // strictly increasing per owner: (epoch, offset, createdMs) names one checkpoint even when
+    // ticks change the state without new input
+    long createdMs = Math.max(clock.millis(), o.lastCreatedMs + 1);
+    o.lastCreatedMs = createdMs;
+    Checkpoint cp = new Checkpoint(o.epoch, o.nextOffset, createdMs, state);
     String id = settings.checkpointId(o.partition);
-    return sender
-        .afterAcknowledged(
-            () -> {
-              if (o.sendFailure.get() != null) {
-                return Outcome.LOST_SEND;
-              }
-              long storeStartNs = System.nanoTime();
-              boolean saved = store.save(id, cp);
-              checkpointDuration.record(
-                  snapshotNs + System.nanoTime() - storeStartNs, TimeUnit.NANOSECONDS);
-              checkpointSize.record(state.length);
-              return saved ? Outcome.SAVED : Outcome.FENCED;
-            })
+    Future<Outcome> stored =
+        exactlyOnce ? commit(o, id, cp, snapshotNs) : saveAfterAcknowledged(o, id, cp, snapshotNs);
+    return stored
         .otherwise(
             e -> {
               LOG.warn(
@@ -469,7 +596,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                   settings.instanceId(),
                   o.partition,
                   e);
-              return Outcome.FAILED;
+              return exactlyOnce ? Outcome.ABORTED : Outcome.FAILED;
             })
         .onSuccess(
             outcome -> {
@@ -478,9 +605,148 @@ final class PartitionOwnership<T extends PartitionTask> {
                 if (f != null && cp.nextOffset() >= f.atOffset()) {
                   failures.remove(o.partition);
                 }
-                loop.commit(Map.of(o.partition, cp.nextOffset()));
+                if (!exactlyOnce) {
+                  loop.commit(Map.of(o.partition, cp.nextOffset()));
+                }
               }
             });
+  }
+
+  /** {@code at_least_once}: store once everything emitted so far is acknowledged. */
+  private Future<Outcome> saveAfterAcknowledged(
+      Owned o, String id, Checkpoint cp, long snapshotNs) {
+    return sender.afterAcknowledged(
+        () -> {
+          if (o.sendFailure.get() != null) {
+            return Outcome.LOST_SEND;
+          }
+          long storeStartNs = System.nanoTime();
+          boolean saved = store.save(id, cp);
+          checkpointDuration.record(
+              snapshotNs + System.nanoTime() - storeStartNs, TimeUnit.NANOSECONDS);
+          checkpointSize.record(cp.state().length);
+          return saved ? Outcome.SAVED : Outcome.FENCED;
+        });
+  }
+
+  /**
+   * {@code exactly_once}: one transaction. What the task emitted before the snapshot is in the
+   * partition's transaction; what it emits from now on is held until the next one begins. On the
+   * partition's producer chain: flush; abort if a record failed; else the checkpoint record, the
+   * input offset with its pointer, commit; then the store's copy and a new transaction.
+   */
+  private Future<Outcome> commit(Owned o, String id, Checkpoint cp, long snapshotNs) {
+    TransactionalSender.Channel channel = o.channel;
+    TopicPartition input = new TopicPartition(settings.inputTopic(), o.partition);
+    channel.dispatch();
+    channel.hold();
+    return channel
+        .run(
+            producer -> {
+              long commitStartNs = System.nanoTime();
+              try {
+                producer.flush();
+                Exception lost = o.sendFailure.get();
+                if (lost != null) {
+                  abortQuietly(producer);
+                  return isFenced(lost) ? Outcome.FENCED : Outcome.LOST_SEND;
+                }
+                CommitPointer pointer = writeCheckpointRecord(producer, id, cp);
+                ConsumerGroupMetadata group =
+                    loop.groupMetadata()
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .get(settings.revokeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                producer.sendOffsetsToTransaction(
+                    Map.of(input, new OffsetAndMetadata(cp.nextOffset(), pointer.encode())), group);
+                producer.commitTransaction();
+              } catch (Exception e) {
+                if (isFenced(e)) {
+                  return Outcome.FENCED;
+                }
+                LOG.warn(
+                    "{}={} partition={} epoch={}: committing its transaction failed; aborting: {}",
+                    settings.stage(),
+                    settings.instanceId(),
+                    o.partition,
+                    o.epoch,
+                    e.toString());
+                abortQuietly(producer);
+                return Outcome.ABORTED;
+              }
+              checkpointDuration.record(
+                  snapshotNs + System.nanoTime() - commitStartNs, TimeUnit.NANOSECONDS);
+              checkpointSize.record(cp.state().length);
+              if (!cacheQuietly(o, id, cp)) {
+                return Outcome.FENCED;
+              }
+              try {
+                producer.beginTransaction();
+              } catch (RuntimeException e) {
+                return isFenced(e) ? Outcome.FENCED : Outcome.ABORTED;
+              }
+              return Outcome.SAVED;
+            })
+        .onSuccess(
+            outcome -> {
+              if (outcome == Outcome.SAVED) {
+                channel.release();
+              }
+            });
+  }
+
+  /**
+   * Writes the checkpoint record into the transaction (when the store keeps a copy in Kafka) and
+   * returns the pointer to commit with the input offset.
+   */
+  private CommitPointer writeCheckpointRecord(
+      Producer<byte[], byte[]> producer, String id, Checkpoint cp) throws Exception {
+    Optional<ProducerRecord<byte[], byte[]>> record = store.transactionalRecord(id, cp);
+    if (record.isEmpty()) {
+      return new CommitPointer(cp.epoch(), cp.nextOffset(), cp.createdMs(), -1, -1);
+    }
+    RecordMetadata written = producer.send(record.get()).get();
+    return new CommitPointer(
+        cp.epoch(), cp.nextOffset(), cp.createdMs(), written.partition(), written.offset());
+  }
+
+  /**
+   * The store's copy of a committed checkpoint; false when the store refuses it (a newer epoch). A
+   * failing store only costs the next restore a read of the checkpoint topic.
+   */
+  private boolean cacheQuietly(Owned o, String id, Checkpoint cp) {
+    try {
+      return store.cache(id, cp);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "{}={} partition={}: checkpoint committed, but the store's copy failed: {}",
+          settings.stage(),
+          settings.instanceId(),
+          o.partition,
+          e.toString());
+      return true;
+    }
+  }
+
+  private static void abortQuietly(Producer<byte[], byte[]> producer) {
+    try {
+      producer.abortTransaction();
+    } catch (RuntimeException e) {
+      // the producer is closed and replaced by the rewind; its next owner's init aborts it
+    }
+  }
+
+  /** Whether the broker fenced a producer: a newer producer with its transactional id exists. */
+  static boolean isFenced(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   /** Ends ownership of a partition already removed from the map. */
@@ -525,6 +791,11 @@ final class PartitionOwnership<T extends PartitionTask> {
       } catch (RuntimeException e) {
         LOG.warn("closing the task of partition {} failed", o.partition, e);
       }
+    }
+    if (o.channel != null) {
+      // after its last commit (the close waits on the channel's chain); what is still open is
+      // aborted by the broker, at once when the next owner initialises
+      o.channel.close(Duration.ZERO);
     }
   }
 }

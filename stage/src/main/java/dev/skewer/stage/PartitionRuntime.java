@@ -2,6 +2,7 @@ package dev.skewer.stage;
 
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.health.Readiness;
+import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,8 +29,15 @@ import org.slf4j.LoggerFactory;
 /**
  * One stage's runtime: it consumes the input topic as a member of the stage's consumer group and
  * drives one {@link PartitionTask} per owned partition. Wiring of the shared parts: the {@link
- * ConsumerLoop} polls, {@link OrderedSender} sends, {@link PartitionOwnership} takes partitions
- * over, checkpoints, rewinds and fences them.
+ * ConsumerLoop} polls, {@link OrderedSender} ({@code at_least_once}) or {@link TransactionalSender}
+ * ({@code exactly_once}, one transactional producer per owned partition) sends, {@link
+ * PartitionOwnership} takes partitions over, checkpoints, rewinds and fences them.
+ *
+ * <p>The job's guarantee ({@link StageSettings#guarantee}) decides what a checkpoint is: {@code
+ * at_least_once} stores it once every output before it is acknowledged; {@code exactly_once} makes
+ * it one Kafka transaction with the outputs since the previous checkpoint and the input offset, so
+ * {@code read_committed} readers see outputs only at checkpoints, and never those of an owner that
+ * was replaced.
  *
  * <p>Per poll batch, on the event loop: the records of each consuming partition go to its task in
  * offset order (records of a partition being restored or rewound, or fetched before its last seek,
@@ -57,7 +65,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
   private final Clock clock;
 
   private ConsumerLoop loop;
-  private OrderedSender sender;
+  private Outputs sender;
   private volatile Consumer<byte[], byte[]> consumer;
   private volatile Producer<byte[], byte[]> producer;
   private PartitionOwnership<T> ownership;
@@ -103,26 +111,35 @@ public final class PartitionRuntime<T extends PartitionTask> {
     this.clock = clock;
   }
 
-  /** Creates the clients (on a worker), subscribes and starts polling. */
+  /**
+   * Creates the clients (on a worker), subscribes and starts polling. With {@code exactly_once} no
+   * shared producer is made: each partition gets its own when it is taken over.
+   */
   public Future<Void> start() {
     String tag = settings.stage();
     String id = settings.instanceId();
+    boolean exactlyOnce = settings.guarantee() == Guarantee.EXACTLY_ONCE;
     return vertx
         .executeBlocking(
             () -> {
-              Producer<byte[], byte[]> created = clients.producer();
+              Producer<byte[], byte[]> created = exactlyOnce ? null : clients.producer();
               try {
-                return Map.entry(clients.consumer(), created);
+                return new Clients(clients.consumer(), created);
               } catch (RuntimeException e) {
-                created.close(Duration.ZERO);
+                if (created != null) {
+                  created.close(Duration.ZERO);
+                }
                 throw e;
               }
             })
         .map(
             c -> {
-              consumer = c.getKey();
-              producer = c.getValue();
-              sender = new OrderedSender(vertx, context, producer);
+              consumer = c.consumer();
+              producer = c.producer();
+              sender =
+                  exactlyOnce
+                      ? new TransactionalSender(vertx, clients, settings.transactionTimeout())
+                      : new OrderedSender(vertx, context, producer);
               loop =
                   new ConsumerLoop(
                       consumer,
@@ -137,7 +154,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
                       vertx, context, settings, factory, store, sender, loop, registry, clock);
               sendFailureCounter =
                   Counter.builder(StageMetrics.SEND_FAILURES).tag(tag, id).register(registry);
-              Gauge.builder(StageMetrics.PRODUCER_PENDING, sender, OrderedSender::pending)
+              Gauge.builder(StageMetrics.PRODUCER_PENDING, sender, Outputs::pending)
                   .tag(tag, id)
                   .register(registry);
               Gauge.builder(StageMetrics.OWNED, this, r -> r.ownedView.size())
@@ -152,14 +169,17 @@ public final class PartitionRuntime<T extends PartitionTask> {
                       settings.checkpointInterval().toMillis(), t -> ownership.checkpointAll());
               loop.start();
               LOG.info(
-                  "{}={} consuming topic={} (checkpoints every {})",
+                  "{}={} consuming topic={} (checkpoints every {}, {})",
                   tag,
                   id,
                   settings.inputTopic(),
-                  settings.checkpointInterval());
+                  settings.checkpointInterval(),
+                  settings.guarantee());
               return null;
             });
   }
+
+  private record Clients(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer) {}
 
   private volatile int failingView;
 
@@ -318,12 +338,20 @@ public final class PartitionRuntime<T extends PartitionTask> {
     }
   }
 
+  /** Checkpoints every consuming partition now, as the checkpoint timer would (tests). */
+  void checkpointNow() {
+    context.runOnContext(v -> ownership.checkpointAll());
+  }
+
   /** The stage's consumer once started, else null: for client metrics only. */
   public Consumer<byte[], byte[]> consumer() {
     return consumer;
   }
 
-  /** The stage's producer once started, else null: for client metrics only. */
+  /**
+   * The stage's shared producer once started, else null: for client metrics only. Null with {@code
+   * exactly_once}, where each owned partition has a transactional producer of its own.
+   */
   public Producer<byte[], byte[]> producer() {
     return producer;
   }

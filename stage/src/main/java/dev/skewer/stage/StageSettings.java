@@ -1,5 +1,6 @@
 package dev.skewer.stage;
 
+import dev.skewer.core.job.Guarantee;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -16,6 +17,9 @@ import java.util.Objects;
  * @param checkpointInterval how often each owned partition is checkpointed
  * @param pollTimeout how long one poll waits for records
  * @param revokeTimeout how long a rebalance waits for the final checkpoints of revoked partitions
+ * @param guarantee {@code at_least_once}: one idempotent producer, checkpoints stored after the
+ *     outputs they cover are acknowledged; {@code exactly_once}: one transactional producer per
+ *     owned partition, each checkpoint one transaction (see {@link PartitionRuntime})
  */
 public record StageSettings(
     String stage,
@@ -27,7 +31,8 @@ public record StageSettings(
     Duration tickInterval,
     Duration checkpointInterval,
     Duration pollTimeout,
-    Duration revokeTimeout) {
+    Duration revokeTimeout,
+    Guarantee guarantee) {
 
   public static final int DEFAULT_MAX_PENDING_RECORDS = 100_000;
   public static final Duration DEFAULT_TICK_INTERVAL = Duration.ofMillis(200);
@@ -49,6 +54,49 @@ public record StageSettings(
         positive("checkpointInterval", checkpointInterval, DEFAULT_CHECKPOINT_INTERVAL);
     pollTimeout = positive("pollTimeout", pollTimeout, DEFAULT_POLL_TIMEOUT);
     revokeTimeout = positive("revokeTimeout", revokeTimeout, DEFAULT_REVOKE_TIMEOUT);
+    guarantee = guarantee == null ? Guarantee.AT_LEAST_ONCE : guarantee;
+  }
+
+  /** Settings with the {@code at_least_once} guarantee. */
+  public StageSettings(
+      String stage,
+      String instanceId,
+      String inputTopic,
+      String checkpointPrefix,
+      boolean startFromLatest,
+      int maxPendingRecords,
+      Duration tickInterval,
+      Duration checkpointInterval,
+      Duration pollTimeout,
+      Duration revokeTimeout) {
+    this(
+        stage,
+        instanceId,
+        inputTopic,
+        checkpointPrefix,
+        startFromLatest,
+        maxPendingRecords,
+        tickInterval,
+        checkpointInterval,
+        pollTimeout,
+        revokeTimeout,
+        Guarantee.AT_LEAST_ONCE);
+  }
+
+  /** These settings with another guarantee. */
+  public StageSettings withGuarantee(Guarantee g) {
+    return new StageSettings(
+        stage,
+        instanceId,
+        inputTopic,
+        checkpointPrefix,
+        startFromLatest,
+        maxPendingRecords,
+        tickInterval,
+        checkpointInterval,
+        pollTimeout,
+        revokeTimeout,
+        g);
   }
 
   /** Settings with the defaults for everything but the names. */
@@ -74,6 +122,25 @@ public record StageSettings(
   /** The checkpoint id of one partition. */
   public String checkpointId(int partition) {
     return checkpointPrefix + partition;
+  }
+
+  /**
+   * The {@code transactional.id} of one partition's producer ({@code exactly_once}): derived from
+   * the checkpoint id (stage, job, input topic, partition), the same in every process, so whoever
+   * takes the partition over fences every earlier owner's producer.
+   */
+  public String transactionalId(int partition) {
+    return "skewer-" + checkpointId(partition);
+  }
+
+  /**
+   * How long the broker lets a transaction stay open before aborting it ({@code
+   * transaction.timeout.ms}): three checkpoint intervals, at least 60 s (Kafka's default), at most
+   * 15 min (the broker's default maximum).
+   */
+  public Duration transactionTimeout() {
+    long ms = Math.max(60_000, 3 * checkpointInterval.toMillis());
+    return Duration.ofMillis(Math.min(ms, 15 * 60_000));
   }
 
   private static void requireText(String field, String value) {

@@ -13,11 +13,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * off, sends stay pending until {@link #completeNext()} or {@link #errorNext}, and {@link #flush}
  * waits for that instead of completing them itself (the mock's own flush acknowledges everything,
  * which would hide the order a checkpoint must respect). {@link #failTopic} makes every send to a
- * topic fail, as a broker that refuses it would.
+ * topic fail, as a broker that refuses it would. {@link #flushWaiting} tells whether a flush (a
+ * checkpoint, or a commit) is waiting for acknowledgements.
  */
-final class GatedProducer extends MockProducer<byte[], byte[]> {
+class GatedProducer extends MockProducer<byte[], byte[]> {
 
   private volatile boolean autoAcknowledge;
+  private volatile boolean flushWaiting;
   private int unacknowledged;
   private volatile String failingTopic;
   private volatile RuntimeException failure;
@@ -41,8 +43,8 @@ final class GatedProducer extends MockProducer<byte[], byte[]> {
       callback.onCompletion(null, failure);
       return CompletableFuture.failedFuture(failure);
     }
+    Future<RecordMetadata> f = super.send(record, callback); // throws when fenced or closed
     unacknowledged++;
-    Future<RecordMetadata> f = super.send(record, callback);
     if (autoAcknowledge) {
       completeAll();
     }
@@ -90,13 +92,21 @@ final class GatedProducer extends MockProducer<byte[], byte[]> {
   public void flush() {
     synchronized (this) {
       while (unacknowledged > 0) {
+        flushWaiting = true;
         try {
           wait();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
+        } finally {
+          flushWaiting = false;
         }
       }
     }
+  }
+
+  /** Whether a flush is waiting for acknowledgements. */
+  boolean flushWaiting() {
+    return flushWaiting;
   }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 
@@ -23,6 +24,7 @@ import org.apache.kafka.common.errors.WakeupException;
 final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
 
   private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> log = new HashMap<>();
+  private volatile Map<TopicPartition, OffsetAndMetadata> transactionalCommits = Map.of();
   private final AtomicBoolean wakeup = new AtomicBoolean();
   private int maxPollRecords = 500;
 
@@ -35,6 +37,26 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
     log.computeIfAbsent(
             new TopicPartition(record.topic(), record.partition()), tp -> new ArrayList<>())
         .add(record);
+  }
+
+  /** Offsets committed through producer transactions, reported by {@link #committed}. */
+  void transactionalCommits(Map<TopicPartition, OffsetAndMetadata> commits) {
+    this.transactionalCommits = commits;
+  }
+
+  /** What the group has committed, offsets committed in transactions included. */
+  @Override
+  public Map<TopicPartition, OffsetAndMetadata> committed(
+      Set<TopicPartition> partitions, Duration timeout) {
+    Map<TopicPartition, OffsetAndMetadata> out =
+        new HashMap<>(super.committed(partitions, timeout));
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata t = transactionalCommits.get(tp);
+      if (t != null) {
+        out.put(tp, t);
+      }
+    }
+    return out;
   }
 
   @Override

@@ -27,7 +27,9 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * A {@link PartitionRuntime} of {@link CountingTask}s on a real Vert.x instance with Kafka's mock
  * clients and the in-memory checkpoint store: the test drives the group (rebalances), the input
- * (records) and the acknowledgements.
+ * (records) and the acknowledgements. For {@code exactly_once} runtimes the transactional producers
+ * come from {@link #transactions}, and {@link #sent} lists only committed records (what a {@code
+ * read_committed} reader sees).
  */
 final class RuntimeHarness implements AutoCloseable {
 
@@ -36,6 +38,7 @@ final class RuntimeHarness implements AutoCloseable {
   final Vertx vertx = Vertx.vertx();
   final PacedMockConsumer consumer = new PacedMockConsumer();
   final GatedProducer producer;
+  final FakeTransactions transactions;
   final CheckpointStore store;
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   final List<CountingTask> tasks = new CopyOnWriteArrayList<>();
@@ -48,8 +51,21 @@ final class RuntimeHarness implements AutoCloseable {
   }
 
   RuntimeHarness(boolean autoAcknowledge, CheckpointStore store) {
+    this(autoAcknowledge, new FakeTransactions(autoAcknowledge), store);
+  }
+
+  RuntimeHarness(boolean autoAcknowledge, FakeTransactions transactions, CheckpointStore store) {
     this.producer = new GatedProducer(autoAcknowledge);
+    this.transactions = transactions;
     this.store = store;
+    consumer.transactionalCommits(transactions.committedOffsets);
+  }
+
+  /** An {@code exactly_once} harness whose store keeps its checkpoints' copies in "Kafka". */
+  static RuntimeHarness exactlyOnce(boolean autoAcknowledge) {
+    FakeTransactions transactions = new FakeTransactions(autoAcknowledge);
+    return new RuntimeHarness(
+        autoAcknowledge, transactions, new LoggedCheckpointStore(transactions));
   }
 
   static StageSettings settings(Duration checkpointInterval, int maxPending) {
@@ -88,6 +104,12 @@ final class RuntimeHarness implements AutoCloseable {
           @Override
           public Producer<byte[], byte[]> producer() {
             return producer;
+          }
+
+          @Override
+          public Producer<byte[], byte[]> transactionalProducer(
+              String transactionalId, Duration transactionTimeout) {
+            return transactions.create(transactionalId);
           }
         };
     deployment =
@@ -155,8 +177,14 @@ final class RuntimeHarness implements AutoCloseable {
     return store.load("test/in/" + partition);
   }
 
-  /** Output records to {@code topic} sent so far (acknowledged or not). */
+  /**
+   * Output records to {@code topic} sent so far (acknowledged or not); for {@code exactly_once}
+   * those of committed transactions.
+   */
   List<ProducerRecord<byte[], byte[]>> sent(String topic) {
+    if (!transactions.producers.isEmpty()) {
+      return transactions.committed(topic);
+    }
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
     for (ProducerRecord<byte[], byte[]> r : producer.history()) {
       if (r.topic().equals(topic)) {
@@ -170,9 +198,16 @@ final class RuntimeHarness implements AutoCloseable {
     return vertx.undeploy(deployment);
   }
 
+  /** The offset committed for an input partition (exactly_once: with its transaction). */
+  Optional<org.apache.kafka.clients.consumer.OffsetAndMetadata> committed(int partition) {
+    return Optional.ofNullable(
+        transactions.committedOffsets.get(new TopicPartition(IN, partition)));
+  }
+
   @Override
   public void close() throws Exception {
     producer.openGate();
+    transactions.openGates();
     vertx.close().await(30, TimeUnit.SECONDS);
   }
 }

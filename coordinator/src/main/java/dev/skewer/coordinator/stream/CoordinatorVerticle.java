@@ -132,7 +132,8 @@ public final class CoordinatorVerticle extends VerticleBase {
                           StageSettings.DEFAULT_TICK_INTERVAL,
                           settings.checkpointInterval(),
                           StageSettings.DEFAULT_POLL_TIMEOUT,
-                          StageSettings.DEFAULT_REVOKE_TIMEOUT),
+                          StageSettings.DEFAULT_REVOKE_TIMEOUT,
+                          job.guarantee()),
                       new KafkaStageClients(
                           settings.kafka(),
                           settings.groupId(),
@@ -345,7 +346,10 @@ public final class CoordinatorVerticle extends VerticleBase {
     return runtime == null ? null : runtime.consumer();
   }
 
-  /** The stage's Kafka producer once started (for client metrics), else null. */
+  /**
+   * The stage's shared Kafka producer once started (client metrics); null before, and with
+   * exactly_once.
+   */
   public Producer<byte[], byte[]> kafkaProducer() {
     return runtime == null ? null : runtime.producer();
   }

@@ -3,6 +3,7 @@ package dev.skewer.coordinator.stream;
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.merge.WindowMerger;
 import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.wire.Partial;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Makes the coordinator's {@link PartialsPartitionTask}s and holds what they share: the result
  * writer, the meters and the source partition count. A task restored from a checkpoint also gets
- * the results its previous owner wrote after that checkpoint ({@link WrittenResults}).
+ * the results its previous owner wrote after that checkpoint ({@link WrittenResults}; {@code
+ * at_least_once} only: with {@code exactly_once} those were aborted).
  */
 final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
 
@@ -106,12 +108,15 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
         checkpoint.isPresent()
             ? WindowMerger.restore(checkpoint.get().state(), sources, lateness, job.toSketchSpec())
             : new WindowMerger(sources, lateness, job.toSketchSpec());
-    // what an earlier owner wrote since the checkpoint; without one, an earlier owner (epoch > 1:
-    // a rewind or take-over before the first checkpoint) may have written any result
+    // at_least_once: what an earlier owner wrote since the checkpoint; without one, an earlier
+    // owner (epoch > 1: a rewind or take-over before the first checkpoint) may have written any
+    // result. exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen
     WrittenResults written =
-        checkpoint.isPresent()
-            ? writtenResults.find(partition, checkpoint.get().createdMs())
-            : epoch > 1 ? writtenResults.find(partition, 0) : WrittenResults.none();
+        job.guarantee() != Guarantee.AT_LEAST_ONCE
+            ? WrittenResults.none()
+            : checkpoint.isPresent()
+                ? writtenResults.find(partition, checkpoint.get().createdMs())
+                : epoch > 1 ? writtenResults.find(partition, 0) : WrittenResults.none();
     return new PartialsPartitionTask(this, partition, epoch, merger, written);
   }
 

@@ -1,11 +1,22 @@
 package dev.skewer.core.checkpoint;
 
 import java.util.Optional;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Where partition owners keep checkpoints and fencing epochs. Ids name a partition of a stage, e.g.
  * {@code node/events/3} or {@code coordinator/skewer.partials/1}. Every method may block: call them
  * off the event loop. Thread-safe.
+ *
+ * <p>Fencing contract: {@link #save} and {@link #cache} are refused once {@link #nextEpoch} has
+ * returned an epoch above the checkpoint's, and the check and the write are one atomic step — a
+ * zombie's save that races its successor's {@code nextEpoch} either lands before it (and is seen by
+ * the successor's {@link #load}) or is refused.
+ *
+ * <p>Owners of {@code exactly_once} jobs write their checkpoints into Kafka themselves, inside the
+ * transaction that commits the outputs the checkpoint covers ({@link #transactionalRecord}), read
+ * them back from there when the store is behind ({@link #read}), and keep the store as a fast copy
+ * ({@link #cache}).
  */
 public interface CheckpointStore extends AutoCloseable {
 
@@ -25,6 +36,38 @@ public interface CheckpointStore extends AutoCloseable {
    * @return false if refused as stale
    */
   boolean save(String id, Checkpoint checkpoint);
+
+  /**
+   * Stores a checkpoint that is already durable in Kafka (committed in a transaction together with
+   * its {@link #transactionalRecord}), fenced like {@link #save} but without writing it to Kafka
+   * again.
+   *
+   * @return false if refused as stale
+   */
+  default boolean cache(String id, Checkpoint checkpoint) {
+    return save(id, checkpoint);
+  }
+
+  /**
+   * The record an {@code exactly_once} owner writes into its partition's transaction for {@code
+   * checkpoint}: the store's copy in Kafka, made visible atomically with the outputs and the input
+   * offset it covers. Empty when the store keeps no copy in Kafka.
+   */
+  default Optional<ProducerRecord<byte[], byte[]>> transactionalRecord(
+      String id, Checkpoint checkpoint) {
+    return Optional.empty();
+  }
+
+  /**
+   * The checkpoint of {@code id} that a committed transaction wrote at {@code offset} of {@code
+   * partition} of the store's topic (see {@link #transactionalRecord}); empty when there is none
+   * there (aborted, compacted away, another id, or no topic).
+   *
+   * @throws CheckpointFormatException when the record there cannot be decoded
+   */
+  default Optional<Checkpoint> read(String id, int partition, long offset) {
+    return Optional.empty();
+  }
 
   @Override
   default void close() {}

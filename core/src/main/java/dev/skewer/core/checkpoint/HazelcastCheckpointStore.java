@@ -1,6 +1,8 @@
 package dev.skewer.core.checkpoint;
 
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.ReadOnly;
+import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.kafka.KafkaSettings;
@@ -9,11 +11,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -39,6 +43,16 @@ import org.slf4j.LoggerFactory;
  * the whole Hazelcast cluster was lost — it reloads both maps from the topic first, so epochs keep
  * growing and owners resume from their last checkpoints.
  *
+ * <p>Fencing is atomic: an id's fence (the highest epoch handed out) and its checkpoint live in one
+ * entry of {@code skewer.<job>.checkpoints} ({@link FencedSlot}), and {@link #nextEpoch}, {@link
+ * #save} and {@link #cache} are entry processors on it, so a zombie's save either lands before its
+ * successor's {@code nextEpoch} or is refused — there is no window between the check and the write.
+ * {@code skewer.<job>.epochs} holds a copy of each fence for operators.
+ *
+ * <p>{@code exactly_once} owners write their checkpoints to the same topic under the same key
+ * inside their transactions ({@link #transactionalRecord}), read them back with {@code
+ * read_committed} ({@link #read}), and keep the maps as a fast copy ({@link #cache}, not mirrored).
+ *
  * <p>Thread-safe; every method blocks (run it on a worker).
  */
 public final class HazelcastCheckpointStore implements CheckpointStore {
@@ -48,18 +62,24 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   /** Checkpoints of 100,000 open keys are tens of megabytes. */
   public static final int MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 
-  private final IMap<String, byte[]> checkpoints;
+  /** How long {@link #read} waits for the checkpoint record to become readable. */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+  private final IMap<String, byte[]> checkpoints; // id -> FencedSlot
   private final IMap<String, Long> epochs;
+  private final KafkaSettings kafka; // null: no Kafka mirror
   private final String topic;
   private final KafkaProducer<byte[], byte[]> producer; // null: no Kafka mirror
 
   private HazelcastCheckpointStore(
       HazelcastInstance hazelcast,
+      KafkaSettings kafka,
       JobNames names,
       String topic,
       KafkaProducer<byte[], byte[]> producer) {
     this.checkpoints = hazelcast.getMap(names.checkpointsMap());
     this.epochs = hazelcast.getMap(names.epochsMap());
+    this.kafka = kafka;
     this.topic = topic;
     this.producer = producer;
   }
@@ -78,7 +98,7 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       String topic,
       boolean provision) {
     if (kafka == null) {
-      return new HazelcastCheckpointStore(hazelcast, names, null, null);
+      return new HazelcastCheckpointStore(hazelcast, null, names, null, null);
     }
     ensureTopic(kafka, topic, provision);
     Map<String, Object> config = new HashMap<>(kafka.producerConfig());
@@ -89,7 +109,7 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
     HazelcastCheckpointStore store =
-        new HazelcastCheckpointStore(hazelcast, names, topic, producer);
+        new HazelcastCheckpointStore(hazelcast, kafka, names, topic, producer);
     if (store.epochs.isEmpty()) {
       store.reloadFromTopic(kafka);
     }
@@ -161,16 +181,25 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
         }
       }
     }
+    Map<String, Long> fences = new HashMap<>();
+    Map<String, byte[]> latestCheckpoints = new HashMap<>();
     int loaded = 0;
     for (Map.Entry<String, byte[]> e : latest.entrySet()) {
       String key = e.getKey();
       if (key.startsWith("epoch/")) {
-        epochs.putIfAbsent(key.substring(6), ByteBuffer.wrap(e.getValue()).getLong());
+        fences.merge(key.substring(6), ByteBuffer.wrap(e.getValue()).getLong(), Math::max);
         loaded++;
       } else if (key.startsWith("checkpoint/")) {
-        checkpoints.putIfAbsent(key.substring(11), e.getValue());
+        String id = key.substring(11);
+        latestCheckpoints.put(id, e.getValue());
+        fences.merge(id, Checkpoint.decode(e.getValue()).epoch(), Math::max);
         loaded++;
       }
+    }
+    for (Map.Entry<String, Long> f : fences.entrySet()) {
+      String id = f.getKey();
+      checkpoints.putIfAbsent(id, new FencedSlot(f.getValue(), latestCheckpoints.get(id)).encode());
+      epochs.putIfAbsent(id, f.getValue());
     }
     if (loaded > 0) {
       LOG.info(
@@ -183,41 +212,149 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
 
   @Override
   public long nextEpoch(String id) {
-    while (true) {
-      Long current = epochs.get(id);
-      long next = (current == null ? 0 : current) + 1;
-      boolean swapped =
-          current == null
-              ? epochs.putIfAbsent(id, next) == null
-              : epochs.replace(id, current, next);
-      if (swapped) {
-        mirror("epoch/" + id, ByteBuffer.allocate(8).putLong(next).array());
-        return next;
-      }
-    }
+    long next = checkpoints.executeOnKey(id, new NextEpoch());
+    epochs.set(id, next); // for operators; the fence in the slot is what save checks
+    mirror("epoch/" + id, ByteBuffer.allocate(8).putLong(next).array());
+    return next;
   }
 
   @Override
   public long currentEpoch(String id) {
-    Long current = epochs.get(id);
-    return current == null ? 0 : current;
+    return checkpoints.executeOnKey(id, new FenceOf());
   }
 
   @Override
   public Optional<Checkpoint> load(String id) {
-    byte[] bytes = checkpoints.get(id);
-    return bytes == null ? Optional.empty() : Optional.of(Checkpoint.decode(bytes));
+    byte[] encoded = FencedSlot.decode(checkpoints.get(id)).checkpoint();
+    return encoded == null ? Optional.empty() : Optional.of(Checkpoint.decode(encoded));
   }
 
   @Override
   public boolean save(String id, Checkpoint checkpoint) {
-    if (currentEpoch(id) > checkpoint.epoch()) {
+    byte[] bytes = checkpoint.encode();
+    if (!checkpoints.executeOnKey(id, new Save(checkpoint.epoch(), bytes))) {
       return false;
     }
-    byte[] bytes = checkpoint.encode();
-    checkpoints.set(id, bytes);
     mirror("checkpoint/" + id, bytes);
     return true;
+  }
+
+  @Override
+  public boolean cache(String id, Checkpoint checkpoint) {
+    return checkpoints.executeOnKey(id, new Save(checkpoint.epoch(), checkpoint.encode()));
+  }
+
+  @Override
+  public Optional<ProducerRecord<byte[], byte[]>> transactionalRecord(
+      String id, Checkpoint checkpoint) {
+    if (topic == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ProducerRecord<>(
+            topic, ("checkpoint/" + id).getBytes(StandardCharsets.UTF_8), checkpoint.encode()));
+  }
+
+  @Override
+  public Optional<Checkpoint> read(String id, int partition, long offset) {
+    if (topic == null) {
+      return Optional.empty();
+    }
+    Map<String, Object> config = new HashMap<>(kafka.consumerConfig(null));
+    config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_CHECKPOINT_BYTES);
+    config.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, MAX_CHECKPOINT_BYTES);
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "skewer-checkpoint-read");
+    byte[] key = ("checkpoint/" + id).getBytes(StandardCharsets.UTF_8);
+    TopicPartition tp = new TopicPartition(topic, partition);
+    long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, offset);
+      while (System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.offset() == offset && Arrays.equals(r.key(), key) && r.value() != null) {
+            return Optional.of(Checkpoint.decode(r.value()));
+          }
+          if (r.offset() >= offset) {
+            return Optional.empty(); // not there: aborted, compacted away or another id
+          }
+        }
+      }
+    }
+    throw new KafkaException(
+        "reading the checkpoint of "
+            + id
+            + " at "
+            + tp
+            + "@"
+            + offset
+            + " took longer than "
+            + READ_TIMEOUT
+            + " (an open transaction before it holds read_committed readers back)");
+  }
+
+  /** Ids with a checkpoint (for operators and tests). */
+  public Set<String> ids() {
+    Set<String> ids = new TreeSet<>();
+    checkpoints.forEach(
+        (id, slot) -> {
+          if (FencedSlot.decode(slot).checkpoint() != null) {
+            ids.add(id);
+          }
+        });
+    return ids;
+  }
+
+  /** Raises the fence and returns it; the checkpoint stays. */
+  private static final class NextEpoch implements EntryProcessor<String, byte[], Long> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Long process(Map.Entry<String, byte[]> entry) {
+      FencedSlot slot = FencedSlot.decode(entry.getValue());
+      long next = slot.fence() + 1;
+      entry.setValue(new FencedSlot(next, slot.checkpoint()).encode());
+      return next;
+    }
+  }
+
+  /** The fence, read on the entry's owner (no copy of the checkpoint travels). */
+  private static final class FenceOf implements EntryProcessor<String, byte[], Long>, ReadOnly {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Long process(Map.Entry<String, byte[]> entry) {
+      return FencedSlot.fenceOf(entry.getValue());
+    }
+
+    @Override
+    public EntryProcessor<String, byte[], Long> getBackupProcessor() {
+      return null;
+    }
+  }
+
+  /** Writes the checkpoint unless the fence is above its epoch: check and write in one step. */
+  private static final class Save implements EntryProcessor<String, byte[], Boolean> {
+    private static final long serialVersionUID = 1L;
+    private final long epoch;
+    private final byte[] checkpoint;
+
+    Save(long epoch, byte[] checkpoint) {
+      this.epoch = epoch;
+      this.checkpoint = checkpoint;
+    }
+
+    @Override
+    public Boolean process(Map.Entry<String, byte[]> entry) {
+      long fence = FencedSlot.fenceOf(entry.getValue());
+      if (fence > epoch) {
+        return false;
+      }
+      entry.setValue(new FencedSlot(Math.max(fence, epoch), checkpoint).encode());
+      return true;
+    }
   }
 
   private void mirror(String key, byte[] value) {
@@ -232,11 +369,6 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       Thread.currentThread().interrupt();
       throw new KafkaException("interrupted mirroring " + key, e);
     }
-  }
-
-  /** Ids with a checkpoint (for operators and tests). */
-  public Set<String> ids() {
-    return checkpoints.keySet();
   }
 
   @Override

@@ -4,14 +4,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A {@link CheckpointStore} inside one JVM (tests, single-process runs without Hazelcast). */
+/**
+ * A {@link CheckpointStore} inside one JVM (tests, single-process runs without Hazelcast). It keeps
+ * no copy in Kafka: an {@code exactly_once} owner that finds it behind its committed offset cannot
+ * read the committed checkpoint back (see {@link CheckpointStore#read}).
+ */
 public final class InMemoryCheckpointStore implements CheckpointStore {
 
   private final Map<String, Long> epochs = new ConcurrentHashMap<>();
   private final Map<String, Checkpoint> checkpoints = new ConcurrentHashMap<>();
 
   @Override
-  public long nextEpoch(String id) {
+  public synchronized long nextEpoch(String id) {
     return epochs.merge(id, 1L, Long::sum);
   }
 

@@ -30,9 +30,12 @@ final class JobBinder {
     OutputSpec output = s.section("output", JobBinder::output);
     TopicsSpec topics = s.section("topics", t -> topics(t, name));
     int topK = s.integer("topK", JobSpec.DEFAULT_TOP_K);
+    Guarantee guarantee = s.guarantee("guarantee", JobSpec.DEFAULT_GUARANTEE);
     return s.build(
         () ->
-            new JobSpec(name, input, window, watermark, lateness, sketches, output, topics, topK));
+            new JobSpec(
+                name, input, window, watermark, lateness, sketches, output, topics, topK,
+                guarantee));
   }
 
   private static InputSpec input(Section s) {
@@ -236,6 +239,11 @@ final class JobBinder {
     Duration duration(String field, Duration def) {
       JsonNode v = value(field);
       return v == null ? def : new Element(path(field), v).duration();
+    }
+
+    Guarantee guarantee(String field, Guarantee def) {
+      String t = string(field, null);
+      return t == null ? def : Guarantee.parse(path(field), t);
     }
 
     TimeFormat timeFormat(String field, TimeFormat def) {

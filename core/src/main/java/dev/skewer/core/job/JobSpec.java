@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param topics Kafka topics
  * @param topK no longer used (the top-K API ranks every key of a window); still validated in [1,
  *     1000000] and accepted so existing job files load
+ * @param guarantee what the job promises after failures ({@link Guarantee}); written into every
+ *     result
  */
 public record JobSpec(
     String name,
@@ -28,10 +30,14 @@ public record JobSpec(
     SketchesSpec sketches,
     OutputSpec output,
     TopicsSpec topics,
-    int topK) {
+    int topK,
+    Guarantee guarantee) {
 
   public static final Duration DEFAULT_ALLOWED_LATENESS = Duration.ZERO;
   public static final int DEFAULT_TOP_K = 100;
+
+  /** The default guarantee: the faster one; a job that needs more says so. */
+  public static final Guarantee DEFAULT_GUARANTEE = Guarantee.AT_LEAST_ONCE;
 
   public JobSpec {
     Names.requireNonNull("name", name);
@@ -47,6 +53,7 @@ public record JobSpec(
     sketches = sketches == null ? SketchesSpec.defaults() : sketches;
     output = output == null ? OutputSpec.defaults() : output;
     topics = topics == null ? TopicsSpec.defaults(name) : topics;
+    guarantee = guarantee == null ? DEFAULT_GUARANTEE : guarantee;
     if (topK < 1 || topK > 1_000_000) {
       throw new JobSpecException("topK", "must be in [1, 1000000], was " + topK);
     }
@@ -59,6 +66,45 @@ public record JobSpec(
               + "), was "
               + output.heavyHitters());
     }
+  }
+
+  /** A job with the {@link #DEFAULT_GUARANTEE default guarantee}. */
+  public JobSpec(
+      String name,
+      InputSpec input,
+      WindowSpec window,
+      WatermarkSpec watermark,
+      Duration allowedLateness,
+      SketchesSpec sketches,
+      OutputSpec output,
+      TopicsSpec topics,
+      int topK) {
+    this(
+        name,
+        input,
+        window,
+        watermark,
+        allowedLateness,
+        sketches,
+        output,
+        topics,
+        topK,
+        DEFAULT_GUARANTEE);
+  }
+
+  /** This job with other topics (everything else, the guarantee included, unchanged). */
+  public JobSpec withTopics(TopicsSpec newTopics) {
+    return new JobSpec(
+        name,
+        input,
+        window,
+        watermark,
+        allowedLateness,
+        sketches,
+        output,
+        newTopics,
+        topK,
+        guarantee);
   }
 
   /**

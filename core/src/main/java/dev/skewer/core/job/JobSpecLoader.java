@@ -249,6 +249,7 @@ public final class JobSpecLoader {
             "dlq",
             "replicationFactor"));
     root.put("topK", null);
+    root.put("guarantee", null);
     return Collections.unmodifiableMap(root);
   }
 

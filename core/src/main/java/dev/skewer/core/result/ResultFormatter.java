@@ -24,6 +24,7 @@ import java.util.List;
  *
  * <pre>{@code
  * {"event": <job.name>, "<output.keyField>": <key>, "timestamp": "yyyy-MM-dd HH:mm:ss",
+ *  "guarantee": "at_least_once" | "exactly_once",
  *  "value": {
  *    "window_start_ms": .., "window_end_ms": .., "event_count": ..,
  *    "sum_<f>": .., "min_<f>": .., "max_<f>": ..,            (each numeric field f)
@@ -59,7 +60,8 @@ import java.util.List;
  * in [estimate − error, estimate]); {@code rse} the relative standard error of the distinct count;
  * {@code rank_error} the quantile's rank error (0 when exact). A non-finite number (a sum that
  * overflowed) is written as {@code null}. {@code revision} is 0 for the final result and counts
- * revisions after it.
+ * revisions after it. {@code guarantee} is the job's {@link dev.skewer.core.job.Guarantee}: what
+ * the result's producer promised about duplicates after failures (see docs/guarantees.md).
  *
  * <p>Thread-safe (immutable; a generator per call).
  */
@@ -70,6 +72,7 @@ public final class ResultFormatter {
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
 
   private final String event;
+  private final String guarantee;
   private final String keyField;
   private final String[] sumNames;
   private final String[] minNames;
@@ -84,6 +87,7 @@ public final class ResultFormatter {
 
   public ResultFormatter(JobSpec job) {
     this.event = job.name();
+    this.guarantee = job.guarantee().label();
     this.sessions = job.window() instanceof SessionWindow;
     this.keyField = job.output().keyField();
     List<NumericField> fields = job.input().numericFields();
@@ -168,6 +172,7 @@ public final class ResultFormatter {
       g.writeStringField("event", event);
       g.writeStringField(keyField, key);
       g.writeStringField("timestamp", TIMESTAMP.format(Instant.ofEpochMilli(windowStartMs)));
+      g.writeStringField("guarantee", guarantee);
       g.writeObjectFieldStart("value");
       if (sessions) {
         g.writeNumberField("session_start_ms", windowStartMs);

@@ -72,7 +72,8 @@ class JobSpecLoaderTest {
           + "  late: la\n"
           + "  dlq: dl\n"
           + "  replicationFactor: 3\n"
-          + "topK: 7\n";
+          + "topK: 7\n"
+          + "guarantee: exactly_once\n";
 
   @Test
   void shouldApplyDefaultsWhenOnlyRequiredFieldsAreGiven() {
@@ -105,6 +106,7 @@ class JobSpecLoaderTest {
                 "skewer.dlq",
                 (short) 1));
     assertThat(job.topK()).isEqualTo(100);
+    assertThat(job.guarantee()).isEqualTo(Guarantee.AT_LEAST_ONCE);
   }
 
   @Test
@@ -140,6 +142,27 @@ class JobSpecLoaderTest {
     assertThat(job.topics())
         .isEqualTo(new TopicsSpec("ev", 8, "pa", 3, "re", "la", "dl", (short) 3));
     assertThat(job.topK()).isEqualTo(7);
+    assertThat(job.guarantee()).isEqualTo(Guarantee.EXACTLY_ONCE);
+  }
+
+  @Test
+  void shouldReadTheGuaranteeFromTheFileOrItsOverrideInAnyCase() {
+    assertThat(JobSpecLoader.parse(MINIMAL + "guarantee: AT_LEAST_ONCE\n", Map.of()).guarantee())
+        .isEqualTo(Guarantee.AT_LEAST_ONCE);
+    assertThat(JobSpecLoader.parse(MINIMAL, Map.of("SKEWER_GUARANTEE", "exactly-once")).guarantee())
+        .isEqualTo(Guarantee.EXACTLY_ONCE);
+    assertThat(
+            JobSpecLoader.parse(
+                    MINIMAL + "guarantee: exactly_once\n", Map.of("SKEWER_GUARANTEE", "null"))
+                .guarantee())
+        .isEqualTo(JobSpec.DEFAULT_GUARANTEE);
+    assertThat(JobSpecLoader.envName("guarantee")).isEqualTo("GUARANTEE");
+    // a job built in code keeps its guarantee when its topics change
+    JobSpec exactly = JobSpecLoader.parse(FULL, Map.of());
+    assertThat(exactly.withTopics(TopicsSpec.defaults("other")).guarantee())
+        .isEqualTo(Guarantee.EXACTLY_ONCE);
+    assertThat(exactly.withTopics(TopicsSpec.defaults("other")).topics())
+        .isEqualTo(TopicsSpec.defaults("other"));
   }
 
   @Test

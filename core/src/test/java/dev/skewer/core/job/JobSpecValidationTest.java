@@ -55,6 +55,13 @@ class JobSpecValidationTest {
         Arguments.of("SKEWER_ALLOWED_LATENESS", "-30s", "allowedLateness: must be >= 0, was -30s"),
         Arguments.of("SKEWER_TOP_K", "0", "topK: must be in [1, 1000000], was 0"),
         Arguments.of("SKEWER_TOP_K", "many", "topK: must be an integer, was 'many'"),
+        // guarantee
+        Arguments.of(
+            "SKEWER_GUARANTEE",
+            "exactly_once_v2",
+            "guarantee: must be one of at_least_once, exactly_once, was 'exactly_once_v2'"),
+        Arguments.of(
+            "SKEWER_GUARANTEE", "[exactly_once]", "guarantee: must be a string, was a array"),
         // input
         Arguments.of(
             "SKEWER_INPUT_KEY_POINTER",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.sketches.Aggregate;
@@ -96,8 +97,9 @@ class ResultFormatterTest {
 
     // then
     assertThat(fieldNames(r))
-        .containsExactly("event", "ad", "timestamp", "value", "user_attributes");
+        .containsExactly("event", "ad", "timestamp", "guarantee", "value", "user_attributes");
     assertThat(r.get("event").asText()).isEqualTo("clicks");
+    assertThat(r.get("guarantee").asText()).isEqualTo("at_least_once");
     assertThat(r.get("ad").asText()).isEqualTo("ad42");
     assertThat(r.get("timestamp").asText()).isEqualTo("2023-11-14 22:13:20");
     assertThat(r.get("user_attributes").isObject()).isTrue();
@@ -207,6 +209,44 @@ class ResultFormatterTest {
   }
 
   @Test
+  void shouldWriteTheJobsGuaranteeIntoEveryResult() throws Exception {
+    // given the same job twice, once per guarantee (the second through the env override)
+    JobSpec atLeastOnce = JobSpecLoader.parse(JOB, Map.of());
+    JobSpec exactlyOnce = JobSpecLoader.parse(JOB, Map.of("SKEWER_GUARANTEE", "exactly_once"));
+    Aggregate agg = Aggregate.empty(atLeastOnce.toSketchSpec());
+    agg.update(new double[] {1.0, 2.0}, "u1", "ie", 1.0);
+
+    // when
+    JsonNode a =
+        JSON.readTree(new ResultFormatter(atLeastOnce).format("k", START, END, agg, 0, null));
+    JsonNode e =
+        JSON.readTree(new ResultFormatter(exactlyOnce).format("k", START, END, agg, 0, null));
+    JsonNode session =
+        JSON.readTree(
+            new ResultFormatter(
+                    JobSpecLoader.load(
+                        Path.of("..", "examples", "sessions.yaml"),
+                        Map.of("SKEWER_GUARANTEE", "exactly_once")))
+                .format(
+                    "u1",
+                    START,
+                    START + 1,
+                    Aggregate.empty(
+                        JobSpecLoader.load(Path.of("..", "examples", "sessions.yaml"), Map.of())
+                            .toSketchSpec()),
+                    0,
+                    null));
+
+    // then the field says which guarantee produced the result; the rest is the same bytes
+    assertThat(a.get("guarantee").asText()).isEqualTo("at_least_once");
+    assertThat(e.get("guarantee").asText()).isEqualTo("exactly_once");
+    assertThat(session.get("guarantee").asText()).isEqualTo("exactly_once");
+    ((ObjectNode) a).remove("guarantee");
+    ((ObjectNode) e).remove("guarantee");
+    assertThat(e).isEqualTo(a);
+  }
+
+  @Test
   void shouldWriteTheProvenanceBesideTheValue() throws Exception {
     JobSpec job = JobSpecLoader.parse(JOB, Map.of());
     Aggregate agg = Aggregate.empty(job.toSketchSpec());
@@ -230,7 +270,8 @@ class ResultFormatterTest {
     List<String> fields = new ArrayList<>();
     r.fieldNames().forEachRemaining(fields::add);
     assertThat(fields)
-        .containsExactly("event", "ad", "timestamp", "value", "provenance", "user_attributes");
+        .containsExactly(
+            "event", "ad", "timestamp", "guarantee", "value", "provenance", "user_attributes");
 
     // unknown late count and watermark are left out, not invented
     JsonNode bare =

@@ -118,7 +118,8 @@ public final class NodeVerticle extends VerticleBase {
                       settings.tickInterval(),
                       settings.checkpointInterval(),
                       StageSettings.DEFAULT_POLL_TIMEOUT,
-                      StageSettings.DEFAULT_REVOKE_TIMEOUT);
+                      StageSettings.DEFAULT_REVOKE_TIMEOUT,
+                      job.guarantee());
               runtime =
                   new PartitionRuntime<>(
                       vertx,
@@ -284,7 +285,10 @@ public final class NodeVerticle extends VerticleBase {
     return runtime == null ? null : runtime.consumer();
   }
 
-  /** The stage's Kafka producer once started (for client metrics), else null. */
+  /**
+   * The stage's shared Kafka producer once started (client metrics); null before, and with
+   * exactly_once.
+   */
   public Producer<byte[], byte[]> kafkaProducer() {
     return runtime == null ? null : runtime.producer();
   }

@@ -3,6 +3,7 @@ package dev.skewer.node.ingest;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.event.DecodedEvent;
 import dev.skewer.core.event.EventDecoder;
+import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.window.SliceAssigner;
@@ -19,7 +20,8 @@ import java.util.Set;
 /**
  * Makes the node's {@link SourcePartitionTask}s and holds what they share: the job's decoding and
  * window rules, the side outputs, the meters and the clock. A task restored from a checkpoint also
- * gets the offsets its previous owner already routed to a side topic after that checkpoint.
+ * gets the offsets its previous owner already routed to a side topic after that checkpoint ({@code
+ * at_least_once} only: with {@code exactly_once} those were aborted).
  */
 final class SourceTasks implements TaskFactory<SourcePartitionTask> {
 
@@ -110,12 +112,16 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
                 checkpoint.get().state(), epoch, slices, delayMs, latenessMs, job.toSketchSpec())
             : new PartitionAggregator(
                 partition, epoch, slices, delayMs, latenessMs, job.toSketchSpec());
-    // what an earlier owner routed since the checkpoint; without one, an earlier owner (epoch > 1:
-    // a rewind or take-over before the first checkpoint) may have routed any offset
+    // at_least_once: what an earlier owner routed since the checkpoint; without one, an earlier
+    // owner (epoch > 1: a rewind or take-over before the first checkpoint) may have routed any
+    // offset. exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen
     Set<Long> alreadyRouted =
-        checkpoint.isPresent()
-            ? routed.find(partition, checkpoint.get().nextOffset(), checkpoint.get().createdMs())
-            : epoch > 1 ? routed.find(partition, 0, 0) : Set.of();
+        job.guarantee() != Guarantee.AT_LEAST_ONCE
+            ? Set.of()
+            : checkpoint.isPresent()
+                ? routed.find(
+                    partition, checkpoint.get().nextOffset(), checkpoint.get().createdMs())
+                : epoch > 1 ? routed.find(partition, 0, 0) : Set.of();
     return new SourcePartitionTask(this, partition, aggregator, alreadyRouted);
   }
 

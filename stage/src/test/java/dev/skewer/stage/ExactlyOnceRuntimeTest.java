@@ -1,0 +1,251 @@
+package dev.skewer.stage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.job.Guarantee;
+import io.vertx.core.Future;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code exactly_once} rules, driven through Kafka's mock clients with transactions: a commit
+ * covers exactly what was emitted before its snapshot; a failed send aborts and rewinds; a producer
+ * fenced at the broker makes the partition be taken over again; a restore takes the checkpoint
+ * committed with the input offset even when the store is behind; revocation and stop commit.
+ * Checkpoints are triggered by the test ({@link PartitionRuntime#checkpointNow}).
+ */
+class ExactlyOnceRuntimeTest {
+
+  private static final Duration SLOW_CHECKPOINTS = Duration.ofHours(1);
+
+  private static StageSettings settings() {
+    return RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000).withGuarantee(Guarantee.EXACTLY_ONCE);
+  }
+
+  @Test
+  void shouldCommitExactlyWhatWasEmittedBeforeTheSnapshot() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(false)) {
+      // given three records processed whose outputs await acknowledgement in the transaction
+      h.append(0, 3);
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.task(0).map(t -> t.count == 3).orElse(false));
+      await().until(() -> h.transactions.uncommitted(CountingTask.OUT).size() == 3);
+      FakeTransactions.Producer producer = h.transactions.latest(0);
+
+      // when a checkpoint starts (its flush waits) and two more records are processed meanwhile
+      h.runtime.checkpointNow();
+      await().until(producer::flushWaiting);
+      h.append(0, 2);
+      await().until(() -> h.task(0).orElseThrow().count == 5);
+
+      // then their outputs stay out of the committing transaction
+      assertThat(keys(h.transactions.uncommitted(CountingTask.OUT)))
+          .containsExactly("0/0/1", "0/1/1", "0/2/1");
+      assertThat(h.sent(CountingTask.OUT)).isEmpty();
+
+      // and once the broker acknowledges, the commit covers the snapshot's outputs, its
+      // checkpoint record and the input offset 3, nothing more
+      await()
+          .until(
+              () -> {
+                producer.completeAll();
+                return h.sent(CountingTask.OUT).size() == 3;
+              });
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1", "0/2/1");
+      assertThat(keys(h.sent(CountingTask.ANNOUNCE))).containsExactly("0/1");
+      OffsetAndMetadata committed = h.committed(0).orElseThrow();
+      assertThat(committed.offset()).isEqualTo(3);
+      CommitPointer pointer = CommitPointer.of(committed);
+      assertThat(pointer).isNotNull();
+      assertThat(pointer.epoch()).isEqualTo(1);
+      assertThat(pointer.nextOffset()).isEqualTo(3);
+      assertThat(pointer.hasLog()).isTrue();
+      List<ProducerRecord<byte[], byte[]>> checkpoints = h.sent(LoggedCheckpointStore.TOPIC);
+      assertThat(checkpoints).hasSize(1);
+      Checkpoint logged = Checkpoint.decode(checkpoints.get(0).value());
+      assertThat(pointer.names(logged)).isTrue();
+      assertThat(CountingTask.countIn(logged)).isEqualTo(3);
+      assertThat(h.checkpoint(0)).as("the store's copy").contains(logged);
+
+      // and the later outputs go into the next transaction
+      await()
+          .until(
+              () ->
+                  keys(h.transactions.uncommitted(CountingTask.OUT))
+                      .equals(List.of("0/3/1", "0/4/1")));
+    }
+  }
+
+  @Test
+  void shouldAbortAndRewindWhenASendFailsAndNeverShowTheAbortedOutputs() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(false)) {
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // given two records whose outputs are in the open transaction, one of them lost
+      h.append(0, 2);
+      await().until(() -> h.transactions.uncommitted(CountingTask.OUT).size() == 2);
+      FakeTransactions.Producer first = h.transactions.latest(0);
+      first.completeNext(); // the announcement
+      first.errorNext(new RecordTooLargeException("refused"));
+
+      // then the partition is taken over again under epoch 2 (a new producer, which fences the
+      // first) and replays both records into its own transaction
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 2);
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(2);
+      assertThat(h.tasks.get(0).closed).isTrue();
+      assertThat(h.registry.get(StageMetrics.REWINDS).counter().count()).isEqualTo(1);
+      h.transactions.openGates();
+      h.runtime.checkpointNow();
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+
+      // and a read_committed reader sees each record's output once, from epoch 2 only
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/2", "0/1/2");
+      assertThat(first.transactionCommitted()).isFalse();
+      assertThat(h.committed(0).orElseThrow().offset()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void shouldTakeThePartitionOverAgainWhenTheBrokerFencesItsProducerWhileStillAssigned()
+      throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.task(0).orElseThrow().count == 2);
+      h.runtime.checkpointNow();
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+
+      // when a producer of the same transactional id elsewhere initialises (a newer owner that
+      // lost the partition again, as after a healed split), and a record arrives
+      h.transactions.latest(0).fenceByBroker();
+      h.append(0, 1);
+
+      // then its send is refused, the partition fenced and, still assigned here, taken over again
+      // from the committed checkpoint under a new epoch
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 3);
+      CountingTask retaken = h.task(0).orElseThrow();
+      assertThat(retaken.epoch).isEqualTo(2);
+      assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isEqualTo(1);
+      assertThat(h.registry.get(StageMetrics.REWINDS).counter().count()).isZero();
+      h.runtime.checkpointNow();
+      await().until(() -> h.sent(CountingTask.OUT).size() == 3);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1", "0/2/2");
+    }
+  }
+
+  @Test
+  void shouldRestoreTheCommittedCheckpointFromTheTopicWhenTheStoreIsBehind() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      LoggedCheckpointStore store = (LoggedCheckpointStore) h.store;
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 3);
+      await().until(() -> h.task(0).orElseThrow().count == 3);
+      h.runtime.checkpointNow();
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 3).orElse(false));
+
+      // given a commit at offset 5 whose copy the store missed (its owner died in between)
+      store.dropCopies = true;
+      h.append(0, 2);
+      await().until(() -> h.task(0).orElseThrow().count == 5);
+      h.runtime.checkpointNow();
+      await().until(() -> h.committed(0).map(c -> c.offset() == 5).orElse(false));
+      assertThat(h.checkpoint(0).orElseThrow().nextOffset()).isEqualTo(3);
+
+      // when the partition is taken over again (a lost send rewinds it)
+      h.transactions.latest(0).failTopic(CountingTask.OUT, new RecordTooLargeException("refused"));
+      h.append(0, 1);
+
+      // then the new owner restores the committed checkpoint (offset 5, count 5), read back from
+      // the checkpoint topic, and replays record 5 only
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 6);
+      assertThat(store.reads.get()).isEqualTo(1);
+      h.runtime.checkpointNow();
+      await().until(() -> h.committed(0).map(c -> c.offset() == 6).orElse(false));
+      assertThat(keys(h.sent(CountingTask.OUT)))
+          .containsExactly("0/0/1", "0/1/1", "0/2/1", "0/3/1", "0/4/1", "0/5/2");
+    }
+  }
+
+  @Test
+  void shouldCommitRevokedPartitionsBeforeGivingThemUp() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      h.start(settings());
+      h.assign(0, 1);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0, 1)));
+      h.append(0, 4);
+      await().until(() -> h.task(0).orElseThrow().count == 4);
+
+      // when partition 0 moves elsewhere
+      h.assign(1);
+
+      // then its final transaction commits everything it processed, and its producer closes
+      await().until(() -> h.committed(0).map(c -> c.offset() == 4).orElse(false));
+      assertThat(keys(h.sent(CountingTask.OUT)))
+          .containsExactly("0/0/1", "0/1/1", "0/2/1", "0/3/1");
+      await().until(() -> h.task(0).orElseThrow().closed);
+      await().until(() -> h.transactions.latest(0).closed());
+      assertThat(h.transactions.latest(1).closed()).isFalse();
+    }
+  }
+
+  @Test
+  void shouldCommitEverythingAndCloseTheProducersWhenStopped() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.task(0).orElseThrow().count == 2);
+
+      // when
+      Future<Void> stopped = h.stop();
+      stopped.await(10, TimeUnit.SECONDS);
+
+      // then
+      assertThat(h.committed(0).orElseThrow().offset()).isEqualTo(2);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1");
+      assertThat(h.transactions.latest(0).closed()).isTrue();
+      assertThat(h.consumer.closed()).isTrue();
+      assertThat(h.producer.history()).as("no shared producer is used").isEmpty();
+    }
+  }
+
+  @Test
+  void shouldNameTheCommittedCheckpointInTheOffsetsMetadata() {
+    CommitPointer withLog = new CommitPointer(3, 1200, 1_700_000_000_000L, 0, 57);
+    CommitPointer withoutLog = new CommitPointer(4, 0, 5, -1, -1);
+
+    assertThat(withLog.encode())
+        .isEqualTo("skewer-eos/1 epoch=3 next=1200 created=1700000000000 log=0@57");
+    assertThat(CommitPointer.of(new OffsetAndMetadata(1200, withLog.encode()))).isEqualTo(withLog);
+    assertThat(CommitPointer.of(new OffsetAndMetadata(0, withoutLog.encode())))
+        .isEqualTo(withoutLog);
+    assertThat(withoutLog.hasLog()).isFalse();
+    assertThat(CommitPointer.of(new OffsetAndMetadata(7))).isNull();
+    assertThat(CommitPointer.of(new OffsetAndMetadata(7, "someone else's"))).isNull();
+    assertThat(CommitPointer.of(null)).isNull();
+    assertThat(withLog.names(new Checkpoint(3, 1200, 1_700_000_000_000L, new byte[0]))).isTrue();
+    assertThat(withLog.names(new Checkpoint(3, 1200, 1_700_000_000_001L, new byte[0]))).isFalse();
+    assertThat(withLog.names(new Checkpoint(2, 1200, 1_700_000_000_000L, new byte[0]))).isFalse();
+  }
+
+  private static List<String> keys(List<ProducerRecord<byte[], byte[]>> records) {
+    return records.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).toList();
+  }
+}

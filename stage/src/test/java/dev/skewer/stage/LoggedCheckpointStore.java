@@ -1,0 +1,73 @@
+package dev.skewer.stage;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The in-memory store with a copy in "Kafka" ({@link FakeTransactions}), as the Hazelcast store
+ * has: {@code exactly_once} owners write their checkpoint records to {@link #TOPIC} in their
+ * transactions and read them back from there. {@link #dropCopies} makes the store miss the copies
+ * owners keep after their commits (a store that fell behind, or an owner that died between commit
+ * and copy).
+ */
+final class LoggedCheckpointStore implements CheckpointStore {
+
+  static final String TOPIC = "checkpoints";
+
+  private final InMemoryCheckpointStore delegate = new InMemoryCheckpointStore();
+  private final FakeTransactions broker;
+  final AtomicInteger reads = new AtomicInteger();
+  volatile boolean dropCopies;
+
+  LoggedCheckpointStore(FakeTransactions broker) {
+    this.broker = broker;
+  }
+
+  @Override
+  public long nextEpoch(String id) {
+    return delegate.nextEpoch(id);
+  }
+
+  @Override
+  public long currentEpoch(String id) {
+    return delegate.currentEpoch(id);
+  }
+
+  @Override
+  public Optional<Checkpoint> load(String id) {
+    return delegate.load(id);
+  }
+
+  @Override
+  public boolean save(String id, Checkpoint checkpoint) {
+    return delegate.save(id, checkpoint);
+  }
+
+  @Override
+  public boolean cache(String id, Checkpoint checkpoint) {
+    return dropCopies
+        ? delegate.currentEpoch(id) <= checkpoint.epoch()
+        : delegate.save(id, checkpoint);
+  }
+
+  @Override
+  public Optional<ProducerRecord<byte[], byte[]>> transactionalRecord(String id, Checkpoint cp) {
+    return Optional.of(new ProducerRecord<>(TOPIC, key(id), cp.encode()));
+  }
+
+  /** The latest committed record of the id (the runtime checks it is the one its pointer names). */
+  @Override
+  public Optional<Checkpoint> read(String id, int partition, long offset) {
+    reads.incrementAndGet();
+    return broker.latestCommitted(TOPIC, key(id)).map(r -> Checkpoint.decode(r.value()));
+  }
+
+  private static byte[] key(String id) {
+    return ("checkpoint/" + id).getBytes(StandardCharsets.UTF_8);
+  }
+}
