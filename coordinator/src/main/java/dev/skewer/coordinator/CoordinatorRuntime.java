@@ -10,16 +10,13 @@ import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.frontier.HazelcastFrontier;
 import dev.skewer.core.health.Readiness;
 import dev.skewer.core.job.JobNames;
-import dev.skewer.core.metrics.HazelcastMetrics;
-import dev.skewer.core.metrics.ProcessMetrics;
+import dev.skewer.stage.StageMeters;
+import dev.skewer.stage.StageServices;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,7 +36,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
   private final ApiVerticle api;
   private final CoordinatorSettings settings;
   private final QuerySide query;
-  private final List<AutoCloseable> meters;
+  private final StageMeters meters;
 
   private CoordinatorRuntime(
       Vertx vertx,
@@ -47,7 +44,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
       ApiVerticle api,
       CoordinatorSettings settings,
       QuerySide query,
-      List<AutoCloseable> meters) {
+      StageMeters meters) {
     this.vertx = vertx;
     this.merge = merge;
     this.api = api;
@@ -102,11 +99,7 @@ public final class CoordinatorRuntime implements AutoCloseable {
     CoordinatorVerticle merge =
         new CoordinatorVerticle(
             settings,
-            registry,
-            clock,
-            checkpoints,
-            hazelcast,
-            frontier,
+            new StageServices(registry, clock, checkpoints, hazelcast, frontier),
             windowStartMs -> {
               QuerySide q = querySide.get();
               return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
@@ -134,28 +127,19 @@ public final class CoordinatorRuntime implements AutoCloseable {
                 registry,
                 () -> readiness(merge, query),
                 merge::hotKeyStatus);
-    List<AutoCloseable> meters = new ArrayList<>();
+    StageMeters meters = null;
     try {
       vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
       if (api != null) {
         vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
       }
-      Tags tags = Tags.of("coordinator", settings.coordinatorId());
-      meters.add(ProcessMetrics.bindJvm(registry));
-      KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(merge.kafkaConsumer(), tags);
-      consumerMetrics.bindTo(registry);
-      meters.add(consumerMetrics);
-      if (merge.kafkaProducer() != null) {
-        // exactly_once: no shared producer (one transactional producer per owned partition)
-        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(merge.kafkaProducer(), tags);
-        producerMetrics.bindTo(registry);
-        meters.add(producerMetrics);
-      }
-      if (hazelcast != null) {
-        HazelcastMetrics.bind(registry, hazelcast, names, tags);
-      }
+      meters =
+          StageMeters.bind(
+              registry, merge, hazelcast, names, Tags.of("coordinator", settings.coordinatorId()));
     } catch (Exception e) {
-      closeAll(meters);
+      if (meters != null) {
+        meters.close();
+      }
       query.close();
       vertx.close().await(10, TimeUnit.SECONDS);
       throw e;
@@ -213,16 +197,6 @@ public final class CoordinatorRuntime implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("coordinator={} did not close cleanly", settings.coordinatorId(), e);
     }
-    closeAll(meters);
-  }
-
-  private static void closeAll(List<AutoCloseable> meters) {
-    for (AutoCloseable m : meters) {
-      try {
-        m.close();
-      } catch (Exception e) {
-        LOG.debug("closing meters failed", e);
-      }
-    }
+    meters.close();
   }
 }

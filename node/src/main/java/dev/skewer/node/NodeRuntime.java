@@ -6,19 +6,16 @@ import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.frontier.HazelcastFrontier;
 import dev.skewer.core.health.Readiness;
 import dev.skewer.core.job.JobNames;
-import dev.skewer.core.metrics.HazelcastMetrics;
-import dev.skewer.core.metrics.ProcessMetrics;
 import dev.skewer.node.http.HealthVerticle;
 import dev.skewer.node.ingest.NodeVerticle;
+import dev.skewer.stage.StageMeters;
+import dev.skewer.stage.StageServices;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -39,14 +36,14 @@ public final class NodeRuntime implements AutoCloseable {
   private final NodeVerticle ingest;
   private final HealthVerticle http; // null: no endpoints
   private final NodeSettings settings;
-  private final List<AutoCloseable> meters;
+  private final StageMeters meters;
 
   private NodeRuntime(
       Vertx vertx,
       NodeVerticle ingest,
       HealthVerticle http,
       NodeSettings settings,
-      List<AutoCloseable> meters) {
+      StageMeters meters) {
     this.vertx = vertx;
     this.ingest = ingest;
     this.http = http;
@@ -80,35 +77,31 @@ public final class NodeRuntime implements AutoCloseable {
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4));
     NodeVerticle ingest =
-        new NodeVerticle(settings, registry, clock, checkpoints, hazelcast, frontier);
+        new NodeVerticle(
+            settings, new StageServices(registry, clock, checkpoints, hazelcast, frontier));
     HealthVerticle http =
         settings.httpPort() == NodeSettings.NO_HTTP
             ? null
             : new HealthVerticle(
                 settings.httpHost(), settings.httpPort(), ingest::readiness, registry);
-    List<AutoCloseable> meters = new ArrayList<>();
+    StageMeters meters = null;
     try {
       if (http != null) {
         // up first, so a probe sees 503 (not a refused connection) while the node starts
         vertx.deployVerticle(http).await(30, TimeUnit.SECONDS);
       }
       vertx.deployVerticle(ingest).await(60, TimeUnit.SECONDS);
-      Tags tags = Tags.of("node", settings.nodeId());
-      meters.add(ProcessMetrics.bindJvm(registry));
-      KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(ingest.kafkaConsumer(), tags);
-      consumerMetrics.bindTo(registry);
-      meters.add(consumerMetrics);
-      if (ingest.kafkaProducer() != null) {
-        // exactly_once: no shared producer (one transactional producer per owned partition)
-        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(ingest.kafkaProducer(), tags);
-        producerMetrics.bindTo(registry);
-        meters.add(producerMetrics);
-      }
-      if (hazelcast != null) {
-        HazelcastMetrics.bind(registry, hazelcast, JobNames.of(settings.job()), tags);
-      }
+      meters =
+          StageMeters.bind(
+              registry,
+              ingest,
+              hazelcast,
+              JobNames.of(settings.job()),
+              Tags.of("node", settings.nodeId()));
     } catch (Exception e) {
-      closeAll(meters);
+      if (meters != null) {
+        meters.close();
+      }
       vertx.close().await(10, TimeUnit.SECONDS);
       throw e;
     }
@@ -149,16 +142,6 @@ public final class NodeRuntime implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("node={} did not close cleanly", settings.nodeId(), e);
     }
-    closeAll(meters);
-  }
-
-  private static void closeAll(List<AutoCloseable> meters) {
-    for (AutoCloseable m : meters) {
-      try {
-        m.close();
-      } catch (Exception e) {
-        LOG.debug("closing meters failed", e);
-      }
-    }
+    meters.close();
   }
 }

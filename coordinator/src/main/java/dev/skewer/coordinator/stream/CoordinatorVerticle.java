@@ -1,44 +1,33 @@
 package dev.skewer.coordinator.stream;
 
-import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
+import dev.skewer.coordinator.hotkey.HotKeyDecisions;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.query.StageStatus;
-import dev.skewer.core.checkpoint.CheckpointStore;
-import dev.skewer.core.frontier.Frontier;
-import dev.skewer.core.health.Readiness;
-import dev.skewer.core.hotkey.HotKeyReport;
-import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
+import dev.skewer.stage.StageServices;
 import dev.skewer.stage.StageSettings;
+import dev.skewer.stage.StageVerticle;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * the hot-key fanout policy (nodes' reports from Hazelcast, the table published to the hot-keys
  * topic), and a periodic look at the events topic's partition count.
  */
-public final class CoordinatorVerticle extends VerticleBase {
+public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTask> {
 
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorVerticle.class);
   private static final long METADATA_REFRESH_MS = 30_000;
@@ -58,44 +47,19 @@ public final class CoordinatorVerticle extends VerticleBase {
   private static final long STAGE_STATUS_INTERVAL_MS = 200;
 
   private final CoordinatorSettings settings;
-  private final MeterRegistry registry;
-  private final Clock clock;
   private final LongUnaryOperator lateEventsInWindow;
-  private final CheckpointStore checkpoints;
-  private final HazelcastInstance hazelcast; // null: no node reports
-  private final Frontier frontier;
   private final Map<Integer, Long> publishedFrontier = new HashMap<>();
-  private boolean publishingFrontier;
   private final AtomicLong heldPartials = new AtomicLong();
-  private final AtomicLong watermarkLagMs = new AtomicLong();
-  private PartitionRuntime<PartialsPartitionTask> runtime;
   private MergeTasks tasks;
-  private FanoutPolicy fanout; // null: hot keys disabled
-  private HotKeyPublisher publisher;
-  private volatile List<HotKeyStatus> hotKeyStatus = List.of();
+  private HotKeyPublisher publisher; // null: hot keys disabled
+  private volatile HotKeyDecisions hotKeys; // null: hot keys disabled
   private volatile List<StageStatus> stageStatus = List.of(); // for the query API
-  private boolean publishing;
-  private long metadataTimer = -1;
-  private long hotKeyTimer = -1;
-  private long gaugeTimer = -1;
-  private long frontierTimer = -1;
-  private long stageTimer = -1;
 
   public CoordinatorVerticle(
-      CoordinatorSettings settings,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      HazelcastInstance hazelcast,
-      Frontier frontier,
-      LongUnaryOperator lateEventsInWindow) {
+      CoordinatorSettings settings, StageServices services, LongUnaryOperator lateEventsInWindow) {
+    super(services);
     this.lateEventsInWindow = lateEventsInWindow;
     this.settings = settings;
-    this.frontier = frontier;
-    this.registry = registry;
-    this.clock = clock;
-    this.checkpoints = checkpoints;
-    this.hazelcast = hazelcast;
   }
 
   @Override
@@ -105,10 +69,7 @@ public final class CoordinatorVerticle extends VerticleBase {
     Gauge.builder(CoordinatorMetrics.HELD_PARTIALS, heldPartials, AtomicLong::get)
         .tag("coordinator", id)
         .register(registry);
-    Gauge.builder(CoordinatorMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
-        .tag("coordinator", id)
-        .baseUnit("seconds")
-        .register(registry);
+    registerWatermarkLag(CoordinatorMetrics.WATERMARK_LAG, "coordinator", id);
     ResultWriter results = new ResultWriter(job, registry, id, lateEventsInWindow);
     return vertx
         .executeBlocking(this::prepare)
@@ -116,10 +77,19 @@ public final class CoordinatorVerticle extends VerticleBase {
             sources -> {
               tasks = new MergeTasks(job, settings.kafka(), sources, results, registry, id, clock);
               if (publisher != null) {
-                fanout = new FanoutPolicy(settings.hotKeys().policy(), sources, clock);
+                FanoutPolicy fanout = new FanoutPolicy(settings.hotKeys().policy(), sources, clock);
                 results.fanout(fanout);
+                hotKeys =
+                    new HotKeyDecisions(
+                        vertx,
+                        id,
+                        fanout,
+                        publisher,
+                        hazelcast,
+                        JobNames.of(job).hotKeyReportsMap(),
+                        job.topics().partialsPartitions());
               }
-              runtime =
+              PartitionRuntime<PartialsPartitionTask> runtime =
                   new PartitionRuntime<>(
                       vertx,
                       new StageSettings(
@@ -146,17 +116,17 @@ public final class CoordinatorVerticle extends VerticleBase {
                       clock);
               LOG.info(
                   "coordinator={} group={} source partitions={}", id, settings.groupId(), sources);
-              return runtime.start();
+              return startRuntime(runtime);
             })
         .onSuccess(
             v -> {
-              if (fanout != null) {
-                hotKeyTimer = vertx.setPeriodic(HOT_KEY_INTERVAL_MS, t -> hotKeyTick());
+              if (hotKeys != null) {
+                every(HOT_KEY_INTERVAL_MS, this::hotKeyTick);
               }
-              metadataTimer = vertx.setPeriodic(METADATA_REFRESH_MS, t -> refreshSources());
-              gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
-              frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> publishFrontier());
-              stageTimer = vertx.setPeriodic(STAGE_STATUS_INTERVAL_MS, t -> updateStageStatus());
+              every(METADATA_REFRESH_MS, this::refreshSources);
+              every(GAUGE_INTERVAL_MS, this::updateGauges);
+              every(FRONTIER_INTERVAL_MS, this::publishFrontier);
+              every(STAGE_STATUS_INTERVAL_MS, this::updateStageStatus);
             });
   }
 
@@ -201,7 +171,7 @@ public final class CoordinatorVerticle extends VerticleBase {
                     tasks.sourcePartitions(),
                     n);
                 tasks.sourcePartitions(n);
-                runtime.forEachActive((q, task) -> task.merger().resizeSources(n));
+                forEachTask((q, task) -> task.merger().resizeSources(n));
               }
             });
   }
@@ -211,11 +181,8 @@ public final class CoordinatorVerticle extends VerticleBase {
    * are judged late against — for idle nodes to adopt (off the event loop).
    */
   private void publishFrontier() {
-    if (publishingFrontier) {
-      return;
-    }
     Map<Integer, Long> changed = new HashMap<>();
-    runtime.forEachActive(
+    forEachTask(
         (q, task) -> {
           long f = task.merger().frontierMs();
           if (f != Long.MIN_VALUE && f > publishedFrontier.getOrDefault(q, Long.MIN_VALUE)) {
@@ -225,32 +192,26 @@ public final class CoordinatorVerticle extends VerticleBase {
     if (changed.isEmpty()) {
       return;
     }
-    publishingFrontier = true;
-    vertx
-        .executeBlocking(
-            () -> {
-              changed.forEach(frontier::publish);
-              return null;
-            },
-            false)
-        .onComplete(
-            ar -> {
-              publishingFrontier = false;
-              if (ar.succeeded()) {
-                changed.forEach((q, f) -> publishedFrontier.merge(q, f, Math::max));
-              } else {
-                LOG.debug(
-                    "coordinator={} frontier publication failed",
-                    settings.coordinatorId(),
-                    ar.cause());
-              }
-            });
+    offLoopOnce(
+        "frontier",
+        () -> {
+          changed.forEach(frontier::publish);
+          return null;
+        },
+        ar -> {
+          if (ar.succeeded()) {
+            changed.forEach((q, f) -> publishedFrontier.merge(q, f, Math::max));
+          } else {
+            LOG.debug(
+                "coordinator={} frontier publication failed", settings.coordinatorId(), ar.cause());
+          }
+        });
   }
 
   private void updateGauges() {
     long[] held = {0};
     long[] minGlobal = {Long.MAX_VALUE};
-    runtime.forEachActive(
+    forEachTask(
         (q, task) -> {
           held[0] += task.merger().heldPartials();
           long g = task.merger().globalWatermarkMs();
@@ -265,65 +226,20 @@ public final class CoordinatorVerticle extends VerticleBase {
   }
 
   /**
-   * Once a second: close the policy's windows up to the global watermark, feed it the nodes'
-   * reports for keys this coordinator owns, and publish the table when it changed.
+   * Once a second: a hot-key decision round ({@link HotKeyDecisions}) for the partitions owned, at
+   * their smallest global watermark.
    */
   private void hotKeyTick() {
-    Set<Integer> owned = runtime.ownedPartitions();
-    if (owned.isEmpty() || publishing) {
-      return;
-    }
     long[] minGlobal = {Long.MAX_VALUE};
-    runtime.forEachActive(
+    forEachTask(
         (q, task) -> minGlobal[0] = Math.min(minGlobal[0], task.merger().globalWatermarkMs()));
-    if (minGlobal[0] != Long.MAX_VALUE && minGlobal[0] != Long.MIN_VALUE) {
-      fanout.sealWindowsEndingBy(minGlobal[0]);
-    }
-    publishing = true;
-    int partials = settings.job().topics().partialsPartitions();
-    vertx
-        .executeBlocking(
-            () ->
-                hazelcast == null
-                    ? List.<HotKeyReport>of()
-                    : HotKeyReport.decodeAll(
-                        hazelcast
-                            .<String, byte[]>getMap(JobNames.of(settings.job()).hotKeyReportsMap())
-                            .values()),
-            false)
-        .compose(
-            reports -> {
-              for (HotKeyReport r : reports) {
-                fanout.observePartitionRate(r.partition(), r.eventsPerSecond());
-                r.candidates()
-                    .forEach(
-                        (key, rate) -> {
-                          int q =
-                              Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8)))
-                                  % partials;
-                          if (owned.contains(q)) {
-                            fanout.observeCandidate(r.partition(), key, rate);
-                          }
-                        });
-              }
-              HotKeyTable table = fanout.decide();
-              hotKeyStatus = List.copyOf(fanout.status());
-              return vertx.executeBlocking(() -> publisher.publish(table), false);
-            })
-        .onComplete(
-            ar -> {
-              publishing = false;
-              if (ar.failed()) {
-                LOG.warn(
-                    "coordinator={} hot-key tick failed", settings.coordinatorId(), ar.cause());
-              }
-            });
+    hotKeys.tick(ownedPartitions(), minGlobal[0] == Long.MAX_VALUE ? Long.MIN_VALUE : minGlobal[0]);
   }
 
   private void updateStageStatus() {
     List<StageStatus> out = new ArrayList<>();
     long now = clock.millis();
-    runtime.forEachActive(
+    forEachTask(
         (q, task) ->
             out.add(
                 StageStatus.of(
@@ -338,54 +254,18 @@ public final class CoordinatorVerticle extends VerticleBase {
 
   /** The hot keys this coordinator decided, with their measured rates (for the HTTP API). */
   public List<HotKeyStatus> hotKeyStatus() {
-    return hotKeyStatus;
-  }
-
-  /** The stage's Kafka consumer once started (for client metrics), else null. */
-  public Consumer<byte[], byte[]> kafkaConsumer() {
-    return runtime == null ? null : runtime.consumer();
-  }
-
-  /**
-   * The stage's shared Kafka producer once started (client metrics); null before, and with
-   * exactly_once.
-   */
-  public Producer<byte[], byte[]> kafkaProducer() {
-    return runtime == null ? null : runtime.producer();
-  }
-
-  /** Whether the coordinator is restored and consuming (thread-safe). */
-  public Readiness readiness() {
-    return runtime == null ? Readiness.down("starting") : runtime.readiness();
-  }
-
-  /** Partials partitions owned and consuming (thread-safe). */
-  public Set<Integer> ownedPartitions() {
-    return runtime == null ? Set.of() : runtime.ownedPartitions();
-  }
-
-  /** Records that could not be sent, ever (thread-safe). */
-  public long sendFailures() {
-    return runtime == null ? 0 : runtime.sendFailures();
+    HotKeyDecisions h = hotKeys;
+    return h == null ? List.of() : h.status();
   }
 
   @Override
-  public Future<?> stop() {
-    for (long timer :
-        new long[] {metadataTimer, hotKeyTimer, gaugeTimer, frontierTimer, stageTimer}) {
-      if (timer >= 0) {
-        vertx.cancelTimer(timer);
-      }
-    }
-    Future<Void> stopped = runtime == null ? Future.succeededFuture() : runtime.stop();
-    return stopped.eventually(
-        () ->
-            vertx.executeBlocking(
-                () -> {
-                  if (publisher != null) {
-                    publisher.close();
-                  }
-                  return null;
-                }));
+  protected Future<?> stopped() {
+    return vertx.executeBlocking(
+        () -> {
+          if (publisher != null) {
+            publisher.close();
+          }
+          return null;
+        });
   }
 }

@@ -2,18 +2,11 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.result.ResultFormatter;
+import dev.skewer.stage.LandedRecords;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -35,7 +28,6 @@ final class WrittenResults {
     }
   }
 
-  static final Duration MARGIN = Duration.ofSeconds(60);
   private static final String REVISION = "\"revision\":";
   private static final String COUNT = "\"event_count\":";
   private static final String PROVENANCE = ",\"" + ResultFormatter.PROVENANCE + "\":{";
@@ -53,45 +45,24 @@ final class WrittenResults {
   /** Scans the results topic from shortly before {@code sinceMs} for keys of partition q. */
   static WrittenResults scan(
       KafkaSettings kafka, String resultsTopic, int q, int partialsPartitions, long sinceMs) {
-    Map<String, Object> config = new HashMap<>(kafka.consumerConfig("unused"));
-    config.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "skewer-results-scan");
     Map<String, Written> written = new HashMap<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = new ArrayList<>();
-      consumer
-          .partitionsFor(resultsTopic, Duration.ofSeconds(30))
-          .forEach(p -> parts.add(new TopicPartition(resultsTopic, p.partition())));
-      consumer.assign(parts);
-      Map<TopicPartition, Long> times = new HashMap<>();
-      parts.forEach(tp -> times.put(tp, Math.max(0, sinceMs - MARGIN.toMillis())));
-      Map<TopicPartition, OffsetAndTimestamp> starts =
-          consumer.offsetsForTimes(times, Duration.ofSeconds(30));
-      Map<TopicPartition, Long> ends = consumer.endOffsets(parts, Duration.ofSeconds(30));
-      List<TopicPartition> toRead = new ArrayList<>();
-      for (TopicPartition tp : parts) {
-        OffsetAndTimestamp start = starts.get(tp);
-        if (start != null && start.offset() < ends.get(tp)) {
-          consumer.seek(tp, start.offset());
-          toRead.add(tp);
-        }
-      }
-      consumer.assign(toRead);
-      while (toRead.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+    LandedRecords.since(
+        kafka,
+        "skewer-results-scan",
+        List.of(resultsTopic),
+        sinceMs,
+        r -> {
           if (r.key() == null || r.value() == null) {
-            continue;
+            return;
           }
           String resultKey = new String(r.key(), StandardCharsets.UTF_8);
           int at = resultKey.lastIndexOf('@');
           if (at < 0) {
-            continue;
+            return;
           }
           byte[] bare = resultKey.substring(0, at).getBytes(StandardCharsets.UTF_8);
           if (Utils.toPositive(Utils.murmur2(bare)) % partialsPartitions != q) {
-            continue;
+            return;
           }
           String json = new String(r.value(), StandardCharsets.UTF_8);
           int revision = revisionOf(json);
@@ -99,9 +70,7 @@ final class WrittenResults {
           if (held == null || revision >= held.revision()) {
             written.put(resultKey, new Written(revision, content(json)));
           }
-        }
-      }
-    }
+        });
     return new WrittenResults(written);
   }
 

@@ -4,6 +4,7 @@ import dev.skewer.coordinator.merge.WindowMerger;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.model.MemoryBroker;
+import dev.skewer.stage.LandedRecords;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.TaskFactory;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -69,7 +70,7 @@ public final class ModelMergeTasks implements TaskFactory<PartitionTask> {
       MemoryBroker broker, JobSpec job, int q, long sinceMs) {
     WrittenResults written = WrittenResults.none();
     int partialsPartitions = job.topics().partialsPartitions();
-    long startMs = Math.max(0, sinceMs - WrittenResults.MARGIN.toMillis());
+    long startMs = Math.max(0, sinceMs - LandedRecords.MARGIN.toMillis());
     for (MemoryBroker.Stored r : broker.since(job.topics().results(), startMs)) {
       if (r.key() == null || r.value() == null) {
         continue;

@@ -4,6 +4,7 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.model.MemoryBroker;
 import dev.skewer.node.aggregate.PartitionAggregator;
+import dev.skewer.stage.LandedRecords;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.TaskFactory;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,7 +75,7 @@ public final class ModelNodeTasks implements TaskFactory<PartitionTask> {
   private static Set<Long> routedOffsets(
       MemoryBroker broker, JobSpec job, int partition, long fromOffset, long sinceMs) {
     Set<Long> offsets = new HashSet<>();
-    long startMs = Math.max(0, sinceMs - SideOutputScanner.MARGIN.toMillis());
+    long startMs = Math.max(0, sinceMs - LandedRecords.MARGIN.toMillis());
     String partitionText = Integer.toString(partition);
     for (String topic : new String[] {job.topics().late(), job.topics().dlq()}) {
       for (MemoryBroker.Stored r : broker.since(topic, startMs)) {

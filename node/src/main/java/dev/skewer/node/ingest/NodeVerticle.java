@@ -1,10 +1,6 @@
 package dev.skewer.node.ingest;
 
-import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import dev.skewer.core.checkpoint.CheckpointStore;
-import dev.skewer.core.frontier.Frontier;
-import dev.skewer.core.health.Readiness;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
@@ -14,21 +10,17 @@ import dev.skewer.node.NodeSettings;
 import dev.skewer.node.hotkey.HotKeyCandidate;
 import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
+import dev.skewer.stage.StageServices;
 import dev.skewer.stage.StageSettings;
+import dev.skewer.stage.StageVerticle;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
@@ -39,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * owned partition, plus what only a node does — publishing each partition's event rate and
  * candidate hot keys to Hazelcast once a second, for the coordinators' fanout policy.
  */
-public final class NodeVerticle extends VerticleBase {
+public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeVerticle.class);
   private static final long REPORT_INTERVAL_MS = 1_000;
@@ -48,34 +40,12 @@ public final class NodeVerticle extends VerticleBase {
   private static final long LIMITS_INTERVAL_MS = 60_000;
 
   private final NodeSettings settings;
-  private final MeterRegistry registry;
-  private final Clock clock;
-  private final CheckpointStore checkpoints;
-  private final HazelcastInstance hazelcast; // null: no hot-key reports
-  private final Frontier frontier;
   private final AtomicLong openKeySlices = new AtomicLong();
-  private final AtomicLong watermarkLagMs = new AtomicLong();
-  private PartitionRuntime<SourcePartitionTask> runtime;
   private SourceTasks tasks;
-  private boolean readingFrontier;
-  private long reportTimer = -1;
-  private long gaugeTimer = -1;
-  private long frontierTimer = -1;
-  private long limitsTimer = -1;
 
-  public NodeVerticle(
-      NodeSettings settings,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      HazelcastInstance hazelcast,
-      Frontier frontier) {
+  public NodeVerticle(NodeSettings settings, StageServices services) {
+    super(services);
     this.settings = settings;
-    this.frontier = frontier;
-    this.registry = registry;
-    this.clock = clock;
-    this.checkpoints = checkpoints;
-    this.hazelcast = hazelcast;
   }
 
   @Override
@@ -85,10 +55,7 @@ public final class NodeVerticle extends VerticleBase {
     Gauge.builder(NodeMetrics.OPEN_KEY_SLICES, openKeySlices, AtomicLong::get)
         .tag("node", node)
         .register(registry);
-    Gauge.builder(NodeMetrics.WATERMARK_LAG, watermarkLagMs, ms -> ms.get() / 1000.0)
-        .tag("node", node)
-        .baseUnit("seconds")
-        .register(registry);
+    registerWatermarkLag(NodeMetrics.WATERMARK_LAG, "node", node);
     return vertx
         .executeBlocking(() -> partitionsOf(job.topics().partials()))
         .compose(
@@ -120,7 +87,7 @@ public final class NodeVerticle extends VerticleBase {
                       StageSettings.DEFAULT_POLL_TIMEOUT,
                       StageSettings.DEFAULT_REVOKE_TIMEOUT,
                       job.guarantee());
-              runtime =
+              PartitionRuntime<SourcePartitionTask> runtime =
                   new PartitionRuntime<>(
                       vertx,
                       stage,
@@ -142,15 +109,15 @@ public final class NodeVerticle extends VerticleBase {
                   node,
                   settings.groupId(),
                   partialsPartitions);
-              return runtime.start();
+              return startRuntime(runtime);
             })
         .onSuccess(
             v -> {
-              gaugeTimer = vertx.setPeriodic(GAUGE_INTERVAL_MS, t -> updateGauges());
-              frontierTimer = vertx.setPeriodic(FRONTIER_INTERVAL_MS, t -> readFrontier());
-              limitsTimer = vertx.setPeriodic(LIMITS_INTERVAL_MS, t -> refreshSideLimits());
+              every(GAUGE_INTERVAL_MS, this::updateGauges);
+              every(FRONTIER_INTERVAL_MS, this::readFrontier);
+              every(LIMITS_INTERVAL_MS, this::refreshSideLimits);
               if (hazelcast != null) {
-                reportTimer = vertx.setPeriodic(REPORT_INTERVAL_MS, t -> reportHotKeys());
+                every(REPORT_INTERVAL_MS, this::reportHotKeys);
               }
             });
   }
@@ -204,28 +171,23 @@ public final class NodeVerticle extends VerticleBase {
 
   /** Reads the coordinators' frontier off the event loop; tasks adopt it on their next tick. */
   private void readFrontier() {
-    if (readingFrontier) {
-      return;
-    }
-    readingFrontier = true;
     int partials = settings.job().topics().partialsPartitions();
-    vertx
-        .executeBlocking(() -> frontier.frontierMs(partials), false)
-        .onComplete(
-            ar -> {
-              readingFrontier = false;
-              if (ar.succeeded()) {
-                tasks.frontierMs(ar.result());
-              } else {
-                LOG.debug("node={} frontier read failed", settings.nodeId(), ar.cause());
-              }
-            });
+    offLoopOnce(
+        "frontier",
+        () -> frontier.frontierMs(partials),
+        ar -> {
+          if (ar.succeeded()) {
+            tasks.frontierMs(ar.result());
+          } else {
+            LOG.debug("node={} frontier read failed", settings.nodeId(), ar.cause());
+          }
+        });
   }
 
   private void updateGauges() {
     long[] keySlices = {0};
     long[] minWatermark = {Long.MAX_VALUE};
-    runtime.forEachActive(
+    forEachTask(
         (p, task) -> {
           keySlices[0] += task.aggregator().openKeySlices();
           long wm = task.aggregator().watermarkMs();
@@ -245,7 +207,7 @@ public final class NodeVerticle extends VerticleBase {
   private void reportHotKeys() {
     long nowMs = clock.millis();
     Map<String, byte[]> reports = new HashMap<>();
-    runtime.forEachActive(
+    forEachTask(
         (p, task) -> {
           Map<String, Double> candidates = new HashMap<>();
           for (HotKeyCandidate c : task.detector().candidates(nowMs)) {
@@ -268,50 +230,5 @@ public final class NodeVerticle extends VerticleBase {
             },
             false)
         .onFailure(e -> LOG.debug("node={} hot-key report failed", settings.nodeId(), e));
-  }
-
-  /** Source partitions this node owns and consumes (thread-safe). */
-  public Set<Integer> ownedPartitions() {
-    return runtime == null ? Set.of() : runtime.ownedPartitions();
-  }
-
-  /** Records that could not be sent, ever (thread-safe). */
-  public long sendFailures() {
-    return runtime == null ? 0 : runtime.sendFailures();
-  }
-
-  /** The stage's Kafka consumer once started (for client metrics), else null. */
-  public Consumer<byte[], byte[]> kafkaConsumer() {
-    return runtime == null ? null : runtime.consumer();
-  }
-
-  /**
-   * The stage's shared Kafka producer once started (client metrics); null before, and with
-   * exactly_once.
-   */
-  public Producer<byte[], byte[]> kafkaProducer() {
-    return runtime == null ? null : runtime.producer();
-  }
-
-  /** Whether the node is restored and consuming (thread-safe). */
-  public Readiness readiness() {
-    return runtime == null ? Readiness.down("starting") : runtime.readiness();
-  }
-
-  @Override
-  public Future<?> stop() {
-    if (reportTimer >= 0) {
-      vertx.cancelTimer(reportTimer);
-    }
-    if (gaugeTimer >= 0) {
-      vertx.cancelTimer(gaugeTimer);
-    }
-    if (frontierTimer >= 0) {
-      vertx.cancelTimer(frontierTimer);
-    }
-    if (limitsTimer >= 0) {
-      vertx.cancelTimer(limitsTimer);
-    }
-    return runtime == null ? Future.succeededFuture() : runtime.stop();
   }
 }

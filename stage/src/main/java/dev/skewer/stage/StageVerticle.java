@@ -1,0 +1,153 @@
+package dev.skewer.stage;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.frontier.Frontier;
+import dev.skewer.core.health.Readiness;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * What a node and a coordinator verticle share: the {@link PartitionRuntime} a subclass builds in
+ * {@link #start}, the periodic jobs beside it (cancelled on stop, before the runtime stops), at
+ * most one blocking job of each kind in flight, and the thread-safe views of the runtime the
+ * process's HTTP endpoints and meters read.
+ *
+ * @param <T> the stage's partition task
+ */
+public abstract class StageVerticle<T extends PartitionTask> extends VerticleBase {
+
+  protected final MeterRegistry registry;
+  protected final Clock clock;
+  protected final CheckpointStore checkpoints;
+  protected final HazelcastInstance hazelcast; // null: no Hazelcast member
+  protected final Frontier frontier;
+
+  /** The smallest watermark of the owned partitions' behind the wall clock (a gauge, seconds). */
+  protected final AtomicLong watermarkLagMs = new AtomicLong();
+
+  private final List<Long> timers = new ArrayList<>();
+  private final Set<String> inFlight = new HashSet<>();
+  private volatile PartitionRuntime<T> runtime;
+
+  protected StageVerticle(StageServices services) {
+    this.registry = services.registry();
+    this.clock = services.clock();
+    this.checkpoints = services.checkpoints();
+    this.hazelcast = services.hazelcast();
+    this.frontier = services.frontier();
+  }
+
+  /**
+   * Registers the gauge {@code name} of {@link #watermarkLagMs} (seconds) tagged {@code tag=id}.
+   */
+  protected final void registerWatermarkLag(String name, String tag, String id) {
+    Gauge.builder(name, watermarkLagMs, ms -> ms.get() / 1000.0)
+        .tag(tag, id)
+        .baseUnit("seconds")
+        .register(registry);
+  }
+
+  /** Starts {@code r}; {@link #runtime()} is {@code r} from now on. */
+  protected final Future<Void> startRuntime(PartitionRuntime<T> r) {
+    runtime = r;
+    return r.start();
+  }
+
+  /** The runtime, once {@link #startRuntime} ran (event loop). */
+  protected final PartitionRuntime<T> runtime() {
+    return runtime;
+  }
+
+  /** Runs {@code job} on the event loop every {@code periodMs} until the verticle stops. */
+  protected final void every(long periodMs, Runnable job) {
+    timers.add(vertx.setPeriodic(periodMs, t -> job.run()));
+  }
+
+  /** Runs {@code action} for each active task (event loop). */
+  protected final void forEachTask(BiConsumer<Integer, T> action) {
+    if (runtime != null) {
+      runtime.forEachActive(action);
+    }
+  }
+
+  /**
+   * Runs {@code blocking} on a worker unless the previous job named {@code kind} is still running
+   * (then nothing happens), and {@code done} on the event loop when it completes. For periodic
+   * reads and writes of shared state that must not pile up behind a slow store.
+   */
+  protected final <R> void offLoopOnce(
+      String kind, Callable<R> blocking, Handler<AsyncResult<R>> done) {
+    if (!inFlight.add(kind)) {
+      return;
+    }
+    vertx
+        .executeBlocking(blocking, false)
+        .onComplete(
+            ar -> {
+              inFlight.remove(kind);
+              done.handle(ar);
+            });
+  }
+
+  /** Owned partitions that are restored and consuming (thread-safe). */
+  public Set<Integer> ownedPartitions() {
+    PartitionRuntime<T> r = runtime;
+    return r == null ? Set.of() : r.ownedPartitions();
+  }
+
+  /** Records that could not be sent, ever (thread-safe). */
+  public long sendFailures() {
+    PartitionRuntime<T> r = runtime;
+    return r == null ? 0 : r.sendFailures();
+  }
+
+  /** The stage's Kafka consumer once started (for client metrics), else null. */
+  public Consumer<byte[], byte[]> kafkaConsumer() {
+    PartitionRuntime<T> r = runtime;
+    return r == null ? null : r.consumer();
+  }
+
+  /**
+   * The stage's shared Kafka producer once started (for client metrics); null before, and with
+   * exactly_once (one transactional producer per owned partition).
+   */
+  public Producer<byte[], byte[]> kafkaProducer() {
+    PartitionRuntime<T> r = runtime;
+    return r == null ? null : r.producer();
+  }
+
+  /** Whether the stage is restored and consuming (thread-safe). */
+  public Readiness readiness() {
+    PartitionRuntime<T> r = runtime;
+    return r == null ? Readiness.down("starting") : r.readiness();
+  }
+
+  /** Cancels the periodic jobs, stops the runtime (final checkpoints), then {@link #stopped}. */
+  @Override
+  public final Future<?> stop() {
+    timers.forEach(vertx::cancelTimer);
+    timers.clear();
+    Future<Void> stopped = runtime == null ? Future.succeededFuture() : runtime.stop();
+    return stopped.eventually(this::stopped);
+  }
+
+  /** What the subclass closes after the runtime stopped; nothing by default. */
+  protected Future<?> stopped() {
+    return Future.succeededFuture();
+  }
+}
