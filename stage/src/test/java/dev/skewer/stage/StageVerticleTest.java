@@ -1,0 +1,95 @@
+package dev.skewer.stage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import dev.skewer.core.frontier.Frontier;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The rules StageVerticle adds around the runtime: periodic jobs and one blocking job a kind. */
+class StageVerticleTest {
+
+  private final Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void close() {
+    vertx.close().await();
+  }
+
+  /** A verticle without a runtime: what it schedules and runs, counted. */
+  static final class Probe extends StageVerticle<CountingTask> {
+    final AtomicInteger ticks = new AtomicInteger();
+    final AtomicInteger blockingRuns = new AtomicInteger();
+    final AtomicInteger completions = new AtomicInteger();
+    final CountDownLatch release = new CountDownLatch(1);
+
+    Probe() {
+      super(
+          new StageServices(
+              new SimpleMeterRegistry(),
+              Clock.systemUTC(),
+              new InMemoryCheckpointStore(),
+              null,
+              Frontier.none()));
+    }
+
+    @Override
+    public Future<?> start() {
+      every(10, ticks::incrementAndGet);
+      return Future.succeededFuture();
+    }
+
+    void slowJob() {
+      offLoopOnce(
+          "slow",
+          () -> {
+            blockingRuns.incrementAndGet();
+            release.await(10, TimeUnit.SECONDS);
+            return null;
+          },
+          ar -> completions.incrementAndGet());
+    }
+  }
+
+  @Test
+  void shouldSkipABlockingJobWhileTheLastOneOfItsKindRuns() throws Exception {
+    Probe probe = new Probe();
+    String id = vertx.deployVerticle(probe).await();
+    vertx.runOnContext(v -> probe.slowJob());
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.blockingRuns.get() == 1);
+    vertx.runOnContext(v -> probe.slowJob()); // skipped: the first is still running
+    vertx.runOnContext(v -> probe.release.countDown());
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.completions.get() == 1);
+    vertx.runOnContext(v -> probe.slowJob()); // runs: nothing of its kind in flight
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.completions.get() == 2);
+    assertThat(probe.blockingRuns).hasValue(2);
+    vertx.undeploy(id).await();
+  }
+
+  @Test
+  void shouldCancelPeriodicJobsOnStopAndReportNotReadyWithoutARuntime() {
+    Probe probe = new Probe();
+    String id = vertx.deployVerticle(probe).await();
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.ticks.get() >= 3);
+    assertThat(probe.readiness().ready()).isFalse();
+    assertThat(probe.ownedPartitions()).isEmpty();
+    assertThat(probe.kafkaConsumer()).isNull();
+    vertx.undeploy(id).await();
+    int afterStop = probe.ticks.get();
+    // a periodic job still scheduled would tick every 10 ms: five times in the next 100 ms at least
+    CountDownLatch wait = new CountDownLatch(1);
+    vertx.setTimer(100, t -> wait.countDown());
+    await().atMost(Duration.ofSeconds(10)).until(() -> wait.getCount() == 0);
+    assertThat(probe.ticks).hasValue(afterStop);
+  }
+}
