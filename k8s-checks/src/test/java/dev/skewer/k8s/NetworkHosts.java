@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -35,6 +36,7 @@ final class NetworkHosts implements AutoCloseable {
   /** The prefix of every namespace and link this class creates. */
   static final String PREFIX = "skwt";
 
+  private static final AtomicInteger CREATED = new AtomicInteger();
   private static final Pattern OURS = Pattern.compile("^" + PREFIX + "([0-9]+)");
 
   /**
@@ -110,8 +112,11 @@ final class NetworkHosts implements AutoCloseable {
     }
     removeLeftovers();
     long pid = ProcessHandle.current().pid();
-    String run = PREFIX + pid;
-    String subnet = "10.231." + (20 + pid % 200) + ".";
+    // a fresh name and subnet per set of hosts: the kernel deletes a namespace's links
+    // asynchronously, so the previous set's veth ends may still exist under their names
+    int seq = CREATED.getAndIncrement();
+    String run = PREFIX + pid + (char) ('a' + seq % 26);
+    String subnet = "10.231." + (20 + (pid + seq) % 200) + ".";
     String bridge = run + "br";
     List<Host> hosts = new ArrayList<>();
     NetworkHosts net = new NetworkHosts(run, bridge, subnet + "1", hosts);
