@@ -9,10 +9,14 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.SessionWindow;
 import dev.skewer.core.result.Provenance;
 import dev.skewer.core.result.ResultFormatter;
+import dev.skewer.sketches.Aggregate;
+import dev.skewer.sketches.SketchSpec;
 import dev.skewer.stage.TaskOutput;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.NavigableMap;
 import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -31,6 +35,7 @@ final class ResultWriter {
   private final Counter revisionsOut;
   private final LongUnaryOperator lateEventsInWindow; // window start -> late events read
   private final boolean sessions;
+  private final SketchSpec sketchSpec;
   private FanoutPolicy fanout; // null: hot keys disabled
 
   /**
@@ -43,6 +48,7 @@ final class ResultWriter {
     this.sessions = job.window() instanceof SessionWindow;
     this.job = job;
     this.formatter = new ResultFormatter(job);
+    this.sketchSpec = job.toSketchSpec();
     this.resultsOut =
         Counter.builder(CoordinatorMetrics.RESULTS_OUT).tag("coordinator", id).register(registry);
     this.revisionsOut =
@@ -59,8 +65,55 @@ final class ResultWriter {
    * Writes one result of partials partition {@code partition}; {@code written} holds what the
    * previous owner wrote since the checkpoint (replays), {@code watermarks} is the partition's view
    * of the sources (for the result's provenance).
+   *
+   * <p>A replay of sessions also does what the previous owner's merges did but the replay cannot
+   * repeat: a replayed session may already contain sessions that the previous owner published live
+   * before a late event bridged them (the replay merged them before ever publishing them, or the
+   * previous owner's superseded records were lost), so every session of the key that was written
+   * live and starts inside the replayed session is written superseded by it, as the first pass did
+   * or would have; and a session written superseded is never written live again (sessions only ever
+   * merge, so the replay is on its way to the same merge).
    */
   void write(FinalResult r, SourceWatermarks watermarks, WrittenResults written, TaskOutput out) {
+    writeOne(r, watermarks, written, out);
+    if (sessions && !r.superseded() && !written.isEmpty()) {
+      supersedePublishedWithin(r, watermarks, written, out);
+    }
+  }
+
+  /**
+   * Writes superseded by {@code merged} each session of its key that starts after it and no later
+   * than its last event, and whose last written record is live: sessions never split, so the replay
+   * will never publish one of them live again, and without this record it would stay live.
+   */
+  private void supersedePublishedWithin(
+      FinalResult merged, SourceWatermarks watermarks, WrittenResults written, TaskOutput out) {
+    long lastEventMs = merged.windowEndMs() - 1;
+    NavigableMap<Long, WrittenResults.Written> within =
+        written.sessionsWithin(merged.key(), merged.windowStartMs(), lastEventMs);
+    for (Map.Entry<Long, WrittenResults.Written> e : within.entrySet()) {
+      WrittenResults.Written w = e.getValue();
+      long endMs = w.sessionEndMs();
+      if (w.superseded() || endMs == Long.MIN_VALUE || endMs < e.getKey()) {
+        continue;
+      }
+      writeOne(
+          new FinalResult(
+              merged.key(),
+              e.getKey(),
+              endMs + 1,
+              Aggregate.empty(sketchSpec),
+              w.revision() + 1,
+              null,
+              merged.windowStartMs()),
+          watermarks,
+          written,
+          out);
+    }
+  }
+
+  private void writeOne(
+      FinalResult r, SourceWatermarks watermarks, WrittenResults written, TaskOutput out) {
     String resultKey = formatter.resultKey(r.key(), r.windowStartMs());
     String supersededBy =
         r.superseded() ? formatter.resultKey(r.key(), r.supersededByStartMs()) : null;
@@ -76,6 +129,9 @@ final class ResultWriter {
       WrittenResults.Written w = written.get(resultKey);
       if (w != null) {
         if (w.content().equals(content)) {
+          alreadyWritten = true;
+        } else if (sessions && w.superseded()) {
+          // merged into another session: never live again, and superseded once is enough
           alreadyWritten = true;
         } else if (!r.superseded() && r.aggregate().count() < w.count()) {
           alreadyWritten = true; // behind what was published: the replay catches up later

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -14,8 +16,10 @@ import org.apache.kafka.common.utils.Utils;
  * owner's replay does not write them again: a replayed result identical (but for its revision) to
  * the last one written for its key is skipped, a different one continues the written revision
  * numbers. Results are compared without their revision and provenance (epochs and the watermark at
- * emission differ in a replay by nature). Not thread-safe: built on a worker, then used on the
- * event loop.
+ * emission differ in a replay by nature). For sessions it also answers which sessions of a key were
+ * written, live or superseded, within an interval ({@link #sessionsWithin}), so a replay that
+ * merges sessions supersedes those the previous owner published. Not thread-safe: built on a
+ * worker, then used on the event loop.
  */
 final class WrittenResults {
 
@@ -26,13 +30,31 @@ final class WrittenResults {
     long count() {
       return countOf(content);
     }
+
+    /** Whether the content is a session merged into another one ({@code superseded_by}). */
+    boolean superseded() {
+      return content.contains(SUPERSEDED_BY);
+    }
+
+    /**
+     * The {@code session_end_ms} of the content (the session's last event time), or {@code
+     * Long.MIN_VALUE} if it has none.
+     */
+    long sessionEndMs() {
+      return numberOf(content, SESSION_END);
+    }
   }
 
   private static final String REVISION = "\"revision\":";
   private static final String COUNT = "\"event_count\":";
+  private static final String SESSION_END = "\"session_end_ms\":";
+  // a quote inside a string value is escaped, so only the field itself can match
+  private static final String SUPERSEDED_BY = "\"superseded_by\":\"";
   private static final String PROVENANCE = ",\"" + ResultFormatter.PROVENANCE + "\":{";
 
   private final Map<String, Written> byKey;
+  // built on first use (sessions only): key -> window start -> result key
+  private Map<String, TreeMap<Long, String>> byStart;
 
   private WrittenResults(Map<String, Written> byKey) {
     this.byKey = byKey;
@@ -83,7 +105,42 @@ final class WrittenResults {
   }
 
   void put(String resultKey, int revision, String content) {
-    byKey.put(resultKey, new Written(revision, content));
+    if (byKey.put(resultKey, new Written(revision, content)) == null && byStart != null) {
+      index(resultKey);
+    }
+  }
+
+  /**
+   * What was last written for each result key {@code key@start} with {@code fromMs < start <=
+   * toMs}, by start.
+   */
+  NavigableMap<Long, Written> sessionsWithin(String key, long fromMs, long toMs) {
+    if (byStart == null) {
+      byStart = new HashMap<>();
+      byKey.keySet().forEach(this::index);
+    }
+    TreeMap<Long, Written> within = new TreeMap<>();
+    TreeMap<Long, String> starts = byStart.get(key);
+    if (starts != null && fromMs < toMs) {
+      starts
+          .subMap(fromMs, false, toMs, true)
+          .forEach((start, resultKey) -> within.put(start, byKey.get(resultKey)));
+    }
+    return within;
+  }
+
+  private void index(String resultKey) {
+    int at = resultKey.lastIndexOf('@');
+    if (at < 0) {
+      return;
+    }
+    long start;
+    try {
+      start = Long.parseLong(resultKey.substring(at + 1));
+    } catch (NumberFormatException e) {
+      return; // not a result key this job writes
+    }
+    byStart.computeIfAbsent(resultKey.substring(0, at), k -> new TreeMap<>()).put(start, resultKey);
   }
 
   static int revisionOf(String json) {
@@ -111,6 +168,21 @@ final class WrittenResults {
       k++;
     }
     return k > j ? Long.parseLong(json.substring(j, k)) : -1;
+  }
+
+  /** The integer after {@code field} (which ends with its colon), or {@code Long.MIN_VALUE}. */
+  private static long numberOf(String json, String field) {
+    int i = json.indexOf(field);
+    if (i < 0) {
+      return Long.MIN_VALUE;
+    }
+    int j = i + field.length();
+    int k = j < json.length() && json.charAt(j) == '-' ? j + 1 : j;
+    int digits = k;
+    while (k < json.length() && Character.isDigit(json.charAt(k))) {
+      k++;
+    }
+    return k > digits ? Long.parseLong(json.substring(j, k)) : Long.MIN_VALUE;
   }
 
   /** A result's JSON without its revision number and its provenance object: what it says. */
