@@ -36,6 +36,7 @@ public final class BrokerFixture implements BeforeAllCallback, AfterAllCallback,
   public static final Duration PROVISION_TIMEOUT = Duration.ofSeconds(30);
 
   private EmbeddedKafka kafka;
+  private Admin admin;
   private String startedBy;
 
   private BrokerFixture() {}
@@ -88,13 +89,22 @@ public final class BrokerFixture implements BeforeAllCallback, AfterAllCallback,
   }
 
   /**
+   * An Admin client for the broker with the {@link #settings()}' admin configuration, shared by the
+   * test class and closed by {@link #close}; callers must not close it.
+   */
+  public synchronized Admin admin() {
+    if (admin == null) {
+      admin = Admin.create(settings().adminConfig());
+    }
+    return admin;
+  }
+
+  /**
    * Creates the job's topics that do not exist yet ({@link TopicProvisioner#ensureTopics}, as a
    * process does at start) and returns the job.
    */
   public JobSpec provision(JobSpec job) {
-    try (Admin admin = Admin.create(settings().adminConfig())) {
-      TopicProvisioner.ensureTopics(admin, job.topics(), PROVISION_TIMEOUT);
-    }
+    TopicProvisioner.ensureTopics(admin(), job.topics(), PROVISION_TIMEOUT);
     return job;
   }
 
@@ -103,9 +113,13 @@ public final class BrokerFixture implements BeforeAllCallback, AfterAllCallback,
     return provision(job.spec());
   }
 
-  /** Stops the broker (and deletes its data). */
+  /** Closes the {@link #admin()} client and stops the broker (and deletes its data). */
   @Override
   public synchronized void close() {
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+      admin = null;
+    }
     if (kafka != null) {
       kafka.close();
       kafka = null;
