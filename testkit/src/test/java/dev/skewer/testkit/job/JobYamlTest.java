@@ -40,17 +40,7 @@ class JobYamlTest {
                 WatermarkSpec.DEFAULT_MAX_FUTURE_SKEW,
                 Duration.ofSeconds(6)));
     assertThat(job.allowedLateness()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(job.topics())
-        .isEqualTo(
-            new TopicsSpec(
-                "e2e.events",
-                4,
-                "e2e.partials",
-                2,
-                "e2e.results",
-                "e2e.late",
-                "e2e.dlq",
-                TopicsSpec.DEFAULT_REPLICATION_FACTOR));
+    assertThat(job.topics()).isEqualTo(topics("e2e", 4, 2));
     assertThat(job.output()).isEqualTo(OutputSpec.defaults());
     assertThat(job.topK()).isEqualTo(JobSpec.DEFAULT_TOP_K);
     assertThat(job.guarantee()).isEqualTo(JobSpec.DEFAULT_GUARANTEE);
@@ -111,17 +101,7 @@ class JobYamlTest {
     assertThat(job.watermark().finalizeAfterIdle()).isEqualTo(Duration.ofSeconds(4));
     assertThat(job.allowedLateness()).isZero();
     assertThat(job.output().quantiles()).containsExactly(0.5, 0.999);
-    assertThat(job.topics())
-        .isEqualTo(
-            new TopicsSpec(
-                "tkf.events",
-                3,
-                "tkf.partials",
-                1,
-                "tkf.results",
-                "tkf.late",
-                "tkf.dlq",
-                TopicsSpec.DEFAULT_REPLICATION_FACTOR));
+    assertThat(job.topics()).isEqualTo(topics("tkf", 3, 1));
     assertThat(job.topK()).isEqualTo(3);
     assertThat(job.guarantee()).isEqualTo(Guarantee.EXACTLY_ONCE);
   }
@@ -194,5 +174,18 @@ class JobYamlTest {
     assertThatThrownBy(() -> JobYaml.named("x").delay(null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("delay");
+  }
+
+  /** Topics {@code <prefix>.events}, {@code <prefix>.partials}, … with these partitions. */
+  private static TopicsSpec topics(String prefix, int events, int partials) {
+    return new TopicsSpec(
+        prefix + ".events",
+        events,
+        prefix + ".partials",
+        partials,
+        prefix + ".results",
+        prefix + ".late",
+        prefix + ".dlq",
+        TopicsSpec.DEFAULT_REPLICATION_FACTOR);
   }
 }
