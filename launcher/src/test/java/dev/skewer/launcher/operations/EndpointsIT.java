@@ -19,7 +19,6 @@ import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
-import dev.skewer.testkit.job.JobYaml;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -56,17 +55,7 @@ class EndpointsIT {
 
   @Test
   void shouldReportReadinessMetricsAndCommittedOffsets() throws Exception {
-    JobSpec job =
-        JobYaml.named("endpoints")
-            .defaultPartialsTopic()
-            .eventsPartitions(2)
-            .noQuantile()
-            .tumbling(Duration.ofSeconds(2))
-            .delay(Duration.ofMillis(500))
-            .idle(Duration.ofSeconds(2))
-            .finalizeAfterIdle(Duration.ofSeconds(2))
-            .allowedLateness(Duration.ZERO)
-            .spec();
+    JobSpec job = ShortWindowJob.named("endpoints").eventsPartitions(2).noQuantile().spec();
     JobNames names = JobNames.of(job);
     try (BrokerFixture broker = BrokerFixture.start()) {
       Admin admin = broker.admin();

@@ -9,7 +9,6 @@ import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.stage.StageMetrics;
-import dev.skewer.testkit.job.JobYaml;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
@@ -62,18 +61,13 @@ class FieldConditionsIT {
   private static final String TRUNCATED_HEADER = "skewer.truncated";
   private static final String ORIGINAL_VALUE_BYTES_HEADER = "skewer.original.value.bytes";
 
-  /** {@code /value}'s sum, min and max; 2 s windows; the default partials topic. */
+  /** {@code /value}'s sum, min and max; windows finalized after 4 s of idleness. */
   private static JobSpec job(String name) {
-    return JobYaml.named(name)
-        .defaultPartialsTopic()
+    return ShortWindowJob.named(name)
         .eventsPartitions(PARTITIONS)
         .noDistinct()
         .noQuantile()
-        .tumbling(Duration.ofSeconds(2))
-        .delay(Duration.ofMillis(500))
-        .idle(Duration.ofSeconds(2))
         .finalizeAfterIdle(Duration.ofSeconds(4))
-        .allowedLateness(Duration.ZERO)
         .spec();
   }
 

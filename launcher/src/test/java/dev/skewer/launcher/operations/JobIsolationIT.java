@@ -20,7 +20,6 @@ import dev.skewer.core.net.FreePorts;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
-import dev.skewer.testkit.job.JobYaml;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
@@ -63,18 +62,9 @@ class JobIsolationIT {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  /** Counts only, 2 s windows, 2 events partitions, the default partials topic. */
+  /** Counts only, 2 events partitions. */
   private static JobSpec job(String name) {
-    return JobYaml.named(name)
-        .defaultPartialsTopic()
-        .eventsPartitions(2)
-        .countsOnly()
-        .tumbling(Duration.ofSeconds(2))
-        .delay(Duration.ofMillis(500))
-        .idle(Duration.ofSeconds(2))
-        .finalizeAfterIdle(Duration.ofSeconds(2))
-        .allowedLateness(Duration.ZERO)
-        .spec();
+    return ShortWindowJob.named(name).eventsPartitions(2).countsOnly().spec();
   }
 
   private JsonObject getJson(int port, String path) throws Exception {
