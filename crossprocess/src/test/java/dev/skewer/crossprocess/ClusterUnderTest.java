@@ -12,6 +12,7 @@ import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.core.net.FreePorts;
 import dev.skewer.crossprocess.SkewerProcess.Role;
+import dev.skewer.testkit.job.JobYaml;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -108,9 +109,9 @@ public final class ClusterUnderTest implements AutoCloseable {
   }
 
   /**
-   * The scenarios' job: tumbling 10 s windows, delay 2 s, idle 5 s, finalize after 6 s of idleness,
-   * lateness 5 s, 4 event partitions and 2 partials partitions, W1's event shape, every topic
-   * prefixed with {@code name}.
+   * The scenarios' job: testkit's {@link JobYaml} defaults (tumbling 10 s windows, delay 2 s, idle
+   * 5 s, finalize after 6 s of idleness, lateness 5 s, 4 event partitions and 2 partials
+   * partitions, W1's event shape, every topic prefixed with {@code name}).
    */
   public static String defaultJobYaml(String name) {
     return defaultJobYaml(name, Guarantee.AT_LEAST_ONCE);
@@ -118,35 +119,7 @@ public final class ClusterUnderTest implements AutoCloseable {
 
   /** {@link #defaultJobYaml(String)} with the job's {@code guarantee}. */
   public static String defaultJobYaml(String name, Guarantee guarantee) {
-    return """
-        name: %1$s
-        input:
-          keyPointer: /key
-          timePointer: /ts
-          numericFields:
-            - name: value
-              pointer: /value
-          distinctPointer: /user
-          quantilePointer: /value
-        window:
-          type: tumbling
-          size: 10s
-        watermark:
-          delay: 2s
-          idle: 5s
-          finalizeAfterIdle: 6s
-        allowedLateness: 5s
-        topics:
-          events: %1$s.events
-          eventsPartitions: 4
-          partials: %1$s.partials
-          partialsPartitions: 2
-          results: %1$s.results
-          late: %1$s.late
-          dlq: %1$s.dlq
-        guarantee: %2$s
-        """
-        .formatted(name, guarantee.label());
+    return JobYaml.named(name).guarantee(guarantee).yaml();
   }
 
   public String name() {

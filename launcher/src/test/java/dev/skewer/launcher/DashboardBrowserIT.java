@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.TumblingWindow;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.browser.HeadlessChromium;
 import dev.skewer.launcher.cli.JobResources;
 import dev.skewer.launcher.local.LocalCluster;
@@ -16,7 +15,7 @@ import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.reference.ExactWindow;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.json.JsonArray;
@@ -31,7 +30,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -78,12 +76,9 @@ class DashboardBrowserIT {
     Assumptions.assumeTrue(
         chromium != null, "no Chromium at " + looked + ": the browser test is skipped");
 
-    JobSpec job = JobResources.load("demo.yaml");
-    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-      KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
-      try (Admin admin = Admin.create(settings.adminConfig())) {
-        TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-      }
+    try (BrokerFixture broker = BrokerFixture.start()) {
+      JobSpec job = broker.provision(JobResources.load("demo.yaml"));
+      KafkaSettings settings = broker.settings();
       try (LocalCluster cluster =
               LocalCluster.start(
                   job, settings, 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC());
@@ -104,7 +99,7 @@ class DashboardBrowserIT {
         AtomicReference<Exception> failure = new AtomicReference<>();
         Thread load;
         try (LoadProducer producer =
-            LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+            LoadProducer.builder(broker.bootstrapServers(), job.topics().events())
                 .job(job)
                 .rate(3_000)
                 .reference(reference)
@@ -159,7 +154,7 @@ class DashboardBrowserIT {
                     ResultCheck.check(
                             reference,
                             TopicReader.readAll(
-                                kafka.bootstrapServers(),
+                                broker.bootstrapServers(),
                                 job.topics().results(),
                                 Duration.ofSeconds(20)),
                             job.output().keyField(),

@@ -7,9 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.loadgen.produce.LoadProducer;
@@ -19,7 +16,8 @@ import dev.skewer.loadgen.workload.EventKind;
 import dev.skewer.loadgen.workload.GeneratedEvent;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -33,13 +31,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole pipeline on a real KRaft broker and real Hazelcast members: 2 nodes and 1 coordinator,
@@ -47,69 +42,18 @@ import org.junit.jupiter.api.TestInstance;
  * events within and beyond allowed lateness, malformed and future-dated events — checked against a
  * brute-force reference computed from the same events.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EndToEndIT {
-
-  private static final String JOB =
-      """
-      name: %s
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields:
-          - name: value
-            pointer: /value
-        distinctPointer: /user
-        quantilePointer: /value
-      window:
-        type: tumbling
-        size: 10s
-      watermark:
-        delay: 2s
-        idle: 5s
-        finalizeAfterIdle: 6s
-      allowedLateness: 5s
-      topics:
-        events: %s.events
-        eventsPartitions: 4
-        partials: %s.partials
-        partialsPartitions: 2
-        results: %s.results
-        late: %s.late
-        dlq: %s.dlq
-      """;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private EmbeddedKafka kafka;
-  private KafkaSettings settings;
+  @RegisterExtension static final BrokerFixture broker = BrokerFixture.perClass();
 
-  @BeforeAll
-  void startBroker() {
-    kafka = EmbeddedKafka.start();
-    settings = KafkaSettings.of(kafka.bootstrapServers());
-  }
-
-  private JobSpec job(String name) {
+  private static JobSpec job(String name) {
     return job(name, Guarantee.AT_LEAST_ONCE);
   }
 
-  private JobSpec job(String name, Guarantee guarantee) {
-    JobSpec job =
-        JobSpecLoader.parse(
-            JOB.formatted(name, name, name, name, name, name),
-            Map.of("SKEWER_GUARANTEE", guarantee.label()));
-    try (Admin admin = Admin.create(settings.adminConfig())) {
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-    }
-    return job;
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (kafka != null) {
-      kafka.close();
-    }
+  private static JobSpec job(String name, Guarantee guarantee) {
+    return broker.provision(JobYaml.named(name).guarantee(guarantee));
   }
 
   @Test
@@ -148,7 +92,7 @@ class EndToEndIT {
     // given a running cluster whose consumer groups have settled
     try (LocalCluster cluster =
         LocalCluster.start(
-            job, settings, 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {
+            job, broker.settings(), 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {
       await().atMost(Duration.ofSeconds(60)).until(() -> cluster.assignmentsSettled(4, 2));
 
       // when 200,000 events are produced: 2,000 per simulated second ending 20 s ago, so the
@@ -174,7 +118,7 @@ class EndToEndIT {
               job.toSketchSpec());
       LoadSummary sent;
       try (LoadProducer producer =
-          LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+          LoadProducer.builder(broker.bootstrapServers(), job.topics().events())
               .job(job)
               .reference(reference)
               .rate(failover ? 40_000 : 0)
@@ -215,7 +159,9 @@ class EndToEndIT {
                 () -> {
                   List<ConsumerRecord<byte[], byte[]>> results =
                       TopicReader.readAll(
-                          kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
+                          broker.bootstrapServers(),
+                          job.topics().results(),
+                          Duration.ofSeconds(20));
                   report[0] = ResultCheck.check(reference, results, "key", "value", true);
                   return report[0].ok();
                 });
@@ -234,7 +180,7 @@ class EndToEndIT {
       assertThat(cluster.sendFailures()).isZero();
       List<ConsumerRecord<byte[], byte[]>> written =
           TopicReader.readAll(
-              kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
+              broker.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20));
       assertThat(guarantees(written))
           .as("every result says which guarantee produced it")
           .containsOnlyKeys(job.guarantee().label());
@@ -247,12 +193,13 @@ class EndToEndIT {
       // and the late topic holds exactly the too-late events, the DLQ exactly the bad ones
       List<ConsumerRecord<byte[], byte[]>> late =
           TopicReader.readAll(
-              kafka.bootstrapServers(), job.topics().late(), Duration.ofSeconds(20));
+              broker.bootstrapServers(), job.topics().late(), Duration.ofSeconds(20));
       assertThat(payloads(late))
           .as("late topic, no duplicates")
           .isEqualTo(sortedJson(reference.late()));
       List<ConsumerRecord<byte[], byte[]>> dlq =
-          TopicReader.readAll(kafka.bootstrapServers(), job.topics().dlq(), Duration.ofSeconds(20));
+          TopicReader.readAll(
+              broker.bootstrapServers(), job.topics().dlq(), Duration.ofSeconds(20));
       assertThat(payloads(dlq)).as("DLQ, no duplicates").isEqualTo(sortedJson(reference.dlq()));
       for (ConsumerRecord<byte[], byte[]> r : dlq) {
         Header reason = r.headers().lastHeader(DlqReason.HEADER);

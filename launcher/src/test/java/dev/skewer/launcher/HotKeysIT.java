@@ -8,9 +8,6 @@ import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyCodec;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.launcher.verify.ResultRecord;
@@ -19,7 +16,8 @@ import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -30,13 +28,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.assertj.core.api.Assertions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Hot keys on a real broker: 4 event partitions, 3 nodes, 1 coordinator. A 50% key and a key that
@@ -45,58 +40,19 @@ import org.junit.jupiter.api.TestInstance;
  * events sent without salting. The burst key's fanout rises during the burst and falls back after
  * it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HotKeysIT {
 
-  private static final String JOB =
-      """
-      name: %s
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields:
-          - name: value
-            pointer: /value
-        distinctPointer: /user
-      window:
-        type: tumbling
-        size: 2s
-      watermark:
-        delay: 1s
-        idle: 3s
-        finalizeAfterIdle: 3s
-      topics:
-        events: %s.events
-        eventsPartitions: 4
-        partials: %s.partials
-        partialsPartitions: 2
-        results: %s.results
-        late: %s.late
-        dlq: %s.dlq
-      """;
+  @RegisterExtension static final BrokerFixture broker = BrokerFixture.perClass();
 
-  private EmbeddedKafka kafka;
-  private KafkaSettings settings;
-
-  @BeforeAll
-  void startBroker() {
-    kafka = EmbeddedKafka.start();
-    settings = KafkaSettings.of(kafka.bootstrapServers());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
-
-  private JobSpec job(String name) {
-    JobSpec job = JobSpecLoader.parse(JOB.formatted(name, name, name, name, name, name), Map.of());
-    try (Admin admin = Admin.create(settings.adminConfig())) {
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-    }
-    return job;
+  private static JobSpec job(String name) {
+    return broker.provision(
+        JobYaml.named(name)
+            .noQuantile()
+            .tumbling(Duration.ofSeconds(2))
+            .delay(Duration.ofSeconds(1))
+            .idle(Duration.ofSeconds(3))
+            .finalizeAfterIdle(Duration.ofSeconds(3))
+            .allowedLateness(Duration.ZERO));
   }
 
   private record Run(
@@ -116,7 +72,8 @@ class HotKeysIT {
                 .withMinTargetRate(1_000));
     MeterRegistry registry = new SimpleMeterRegistry();
     try (LocalCluster cluster =
-        LocalCluster.start(job, settings, 3, 1, true, 0, registry, Clock.systemUTC(), hotKeys)) {
+        LocalCluster.start(
+            job, broker.settings(), 3, 1, true, 0, registry, Clock.systemUTC(), hotKeys)) {
       await().atMost(Duration.ofSeconds(60)).until(() -> cluster.assignmentsSettled(4, 2));
       WorkloadSpec spec =
           WorkloadSpec.w1(240_000, 11)
@@ -132,7 +89,7 @@ class HotKeysIT {
               Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO, 4, job.toSketchSpec());
       LoadSummary sent;
       try (LoadProducer producer =
-          LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+          LoadProducer.builder(broker.bootstrapServers(), job.topics().events())
               .reference(reference)
               .rate(20_000)
               .salting(salting)
@@ -151,7 +108,7 @@ class HotKeysIT {
                 results.set(
                     0,
                     TopicReader.readAll(
-                        kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)));
+                        broker.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20)));
                 report[0] = ResultCheck.check(reference, results.get(0), "key", "value", true);
                 return report[0].ok();
               });
@@ -166,7 +123,7 @@ class HotKeysIT {
             .until(() -> tombstoned(hotKeysTopic, burstKey));
       }
       for (ConsumerRecord<byte[], byte[]> r :
-          TopicReader.readAll(kafka.bootstrapServers(), hotKeysTopic, Duration.ofSeconds(20))) {
+          TopicReader.readAll(broker.bootstrapServers(), hotKeysTopic, Duration.ofSeconds(20))) {
         HotKey h = HotKeyCodec.decode(r.key(), r.value());
         if (h != null) {
           published.add(h);
@@ -194,7 +151,7 @@ class HotKeysIT {
   private boolean tombstoned(String topic, String key) {
     boolean hot = false;
     for (ConsumerRecord<byte[], byte[]> r :
-        TopicReader.readAll(kafka.bootstrapServers(), topic, Duration.ofSeconds(20))) {
+        TopicReader.readAll(broker.bootstrapServers(), topic, Duration.ofSeconds(20))) {
       if (!key.equals(HotKeyCodec.decodeKey(r.key()))) {
         continue;
       }

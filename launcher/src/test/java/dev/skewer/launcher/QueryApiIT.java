@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.skewer.coordinator.http.OpenApiResponses;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.loadgen.produce.LoadProducer;
@@ -17,6 +15,8 @@ import dev.skewer.loadgen.reference.WindowKey;
 import dev.skewer.loadgen.workload.GeneratedEvent;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,11 +39,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The query API end to end on a real broker and real Hazelcast members: 2 nodes and 2 coordinators
@@ -53,46 +53,16 @@ import org.junit.jupiter.api.Test;
  */
 class QueryApiIT {
 
-  private static final String JOB =
-      """
-      name: query
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields:
-          - name: value
-            pointer: /value
-        distinctPointer: /user
-        quantilePointer: /value
-      window:
-        type: tumbling
-        size: 10s
-      watermark:
-        delay: 2s
-        idle: 5s
-        finalizeAfterIdle: 6s
-      allowedLateness: 5s
-      topics:
-        events: query.events
-        eventsPartitions: 4
-        partials: query.partials
-        partialsPartitions: 2
-        results: query.results
-        late: query.late
-        dlq: query.dlq
-      """;
+  @RegisterExtension static final BrokerFixture broker = BrokerFixture.perClass();
 
   private final HttpClient http = HttpClient.newHttpClient();
 
   @Test
   void shouldAnswerEveryEndpointFromEveryCoordinatorExactlyAsTheReference() throws Exception {
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        OpenApiResponses contract = OpenApiResponses.load()) {
-      KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
-      JobSpec job = JobSpecLoader.parse(JOB, Map.of());
-      try (Admin admin = Admin.create(settings.adminConfig())) {
-        TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-      }
+    try (OpenApiResponses contract = OpenApiResponses.load()) {
+      EmbeddedKafka kafka = broker.kafka();
+      KafkaSettings settings = broker.settings();
+      JobSpec job = broker.provision(JobYaml.named("query"));
       try (LocalCluster cluster =
           LocalCluster.start(
               job, settings, 2, 2, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {

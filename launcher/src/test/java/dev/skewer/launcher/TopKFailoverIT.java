@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.http.OpenApiResponses;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.launcher.verify.ResultCheck;
@@ -17,6 +15,8 @@ import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.sketches.Aggregate;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -35,13 +35,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The top-K index after a coordinator failover, on a real broker with real Hazelcast members: two
@@ -53,34 +53,7 @@ import org.junit.jupiter.api.Test;
  */
 class TopKFailoverIT {
 
-  private static final String JOB =
-      """
-      name: topkfailover
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields:
-          - name: value
-            pointer: /value
-        distinctPointer: /user
-      window:
-        type: tumbling
-        size: 10s
-      watermark:
-        delay: 2s
-        idle: 4s
-        finalizeAfterIdle: 5s
-      allowedLateness: 0s
-      topics:
-        events: tkf.events
-        eventsPartitions: 4
-        partials: tkf.partials
-        partialsPartitions: 2
-        results: tkf.results
-        late: tkf.late
-        dlq: tkf.dlq
-      topK: 3
-      """;
+  @RegisterExtension static final BrokerFixture broker = BrokerFixture.perClass();
 
   private static final long WINDOW_MS = 10_000;
   private static final int OLD_KEYS = 30;
@@ -90,13 +63,18 @@ class TopKFailoverIT {
   @Test
   void shouldAnswerEveryWindowWholeOnEveryCoordinatorAfterAFailoverAndALateRevision()
       throws Exception {
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        OpenApiResponses contract = OpenApiResponses.load()) {
-      KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
-      JobSpec job = JobSpecLoader.parse(JOB, Map.of());
-      try (Admin admin = Admin.create(settings.adminConfig())) {
-        TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-      }
+    try (OpenApiResponses contract = OpenApiResponses.load()) {
+      EmbeddedKafka kafka = broker.kafka();
+      KafkaSettings settings = broker.settings();
+      JobSpec job =
+          broker.provision(
+              JobYaml.named("topkfailover")
+                  .topicPrefix("tkf")
+                  .noQuantile()
+                  .idle(Duration.ofSeconds(4))
+                  .finalizeAfterIdle(Duration.ofSeconds(5))
+                  .allowedLateness(Duration.ZERO)
+                  .topK(3));
       long now = System.currentTimeMillis();
       long t0 = Math.floorDiv(now - 150_000, WINDOW_MS) * WINDOW_MS;
       // given: a window of a run two hours ago (record time), before any coordinator started

@@ -6,12 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.loadgen.reference.ShapeReference;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -26,17 +24,14 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Hopping windows and sessions end to end on a real KRaft broker and real Hazelcast members: 2
@@ -46,74 +41,36 @@ import org.junit.jupiter.api.TestInstance;
  * results topic (latest record per result key, superseded sessions left out) must equal the
  * brute-force reference exactly, with at most one revision 0 per result key.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WindowShapesIT {
 
-  private static final String JOB =
-      """
-      name: %s
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields:
-          - name: value
-            pointer: /value
-      window: %s
-      watermark:
-        delay: 1s
-        idle: 5s
-        finalizeAfterIdle: 6s
-      allowedLateness: %s
-      output:
-        quantiles: []
-      topics:
-        events: %s.events
-        eventsPartitions: 4
-        partials: %s.partials
-        partialsPartitions: 2
-        results: %s.results
-        late: %s.late
-        dlq: %s.dlq
-      """;
   private static final String SENTINEL = "zz-sentinel";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private EmbeddedKafka kafka;
-  private KafkaSettings settings;
+  @RegisterExtension static final BrokerFixture broker = BrokerFixture.perClass();
 
-  @BeforeAll
-  void startBroker() {
-    kafka = EmbeddedKafka.start();
-    settings = KafkaSettings.of(kafka.bootstrapServers());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
-
-  private JobSpec job(String name, String window, String lateness) {
-    JobSpec job =
-        JobSpecLoader.parse(
-            JOB.formatted(name, window, lateness, name, name, name, name, name), Map.of());
-    try (Admin admin = Admin.create(settings.adminConfig())) {
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-    }
-    return job;
+  /** {@code /value}'s sum, min and max, no distinct count, no quantiles; watermark delay 1 s. */
+  private static JobSpec job(JobYaml job) {
+    return broker.provision(job.noDistinct().noQuantile().quantiles().delay(Duration.ofSeconds(1)));
   }
 
   @Test
   void shouldEmitExactHoppingWindows() throws Exception {
-    JobSpec job = job("hopping", "{type: hopping, size: 10s, hop: 2s}", "3s");
+    JobSpec job =
+        job(
+            JobYaml.named("hopping")
+                .hopping(Duration.ofSeconds(10), Duration.ofSeconds(2))
+                .allowedLateness(Duration.ofSeconds(3)));
     // an event is late only past lateness for all its windows: up to size + 3 x lateness behind
     run(job, ShapeReference.hopping(10_000, 2_000, 1_000, 3_000, 4), false, 19_000);
   }
 
   @Test
   void shouldEmitExactSessionsMergedAcrossSaltedPartitions() throws Exception {
-    JobSpec job = job("sessions", "{type: session, gap: 2s}", "10s");
+    JobSpec job =
+        job(
+            JobYaml.named("sessions")
+                .session(Duration.ofSeconds(2))
+                .allowedLateness(Duration.ofSeconds(10)));
     run(job, ShapeReference.sessions(2_000, 1_000, 10_000, 4), true, 30_000);
   }
 
@@ -122,7 +79,7 @@ class WindowShapesIT {
     // given a running cluster whose consumer groups have settled
     try (LocalCluster cluster =
         LocalCluster.start(
-            job, settings, 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {
+            job, broker.settings(), 2, 1, true, 0, new SimpleMeterRegistry(), Clock.systemUTC())) {
       await().atMost(Duration.ofSeconds(60)).until(() -> cluster.assignmentsSettled(4, 2));
 
       // when 30,000 events over ~90 s of event time are produced, then a sentinel on every
@@ -170,7 +127,7 @@ class WindowShapesIT {
                   written.clear();
                   for (ConsumerRecord<byte[], byte[]> r :
                       TopicReader.readAll(
-                          kafka.bootstrapServers(),
+                          broker.bootstrapServers(),
                           job.topics().results(),
                           Duration.ofSeconds(20))) {
                     String key = new String(r.key(), StandardCharsets.UTF_8);
@@ -264,7 +221,7 @@ class WindowShapesIT {
               List<String> keys = new ArrayList<>();
               for (ConsumerRecord<byte[], byte[]> r :
                   TopicReader.readAll(
-                      kafka.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20))) {
+                      broker.bootstrapServers(), job.topics().results(), Duration.ofSeconds(20))) {
                 keys.add(new String(r.key(), StandardCharsets.UTF_8));
               }
               return pairs.stream()
@@ -312,7 +269,7 @@ class WindowShapesIT {
 
   private KafkaProducer<byte[], byte[]> producer() {
     Properties props = new Properties();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.LINGER_MS_CONFIG, 5);

@@ -8,16 +8,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.loadgen.reference.ShapeReference;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,17 +30,15 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -55,60 +51,15 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReconcileIT {
 
-  private static final String JOB =
-      """
-      name: %s
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields:
-          - name: value
-            pointer: /value
-        distinctPointer: /user
-        quantilePointer: /value
-      window: %s
-      watermark:
-        delay: 1s
-        idle: 5s
-        finalizeAfterIdle: 6s
-      allowedLateness: %s
-      topics:
-        events: %s.events
-        eventsPartitions: 4
-        partials: %s.partials
-        partialsPartitions: 2
-        results: %s.results
-        late: %s.late
-        dlq: %s.dlq
-      """;
   private static final String SENTINEL = "zz-sentinel";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private EmbeddedKafka kafka;
-  private KafkaSettings settings;
+  @RegisterExtension static final BrokerFixture broker = BrokerFixture.perClass();
   @TempDir Path spill;
 
-  @BeforeAll
-  void startBroker() {
-    kafka = EmbeddedKafka.start();
-    settings = KafkaSettings.of(kafka.bootstrapServers());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
-
-  private JobSpec job(String name, String window, String lateness) {
-    JobSpec job =
-        JobSpecLoader.parse(
-            JOB.formatted(name, window, lateness, name, name, name, name, name), Map.of());
-    try (Admin admin = Admin.create(settings.adminConfig())) {
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
-    }
-    return job;
+  /** The common job with watermark delay 1 s. */
+  private static JobSpec job(JobYaml job) {
+    return broker.provision(job.delay(Duration.ofSeconds(1)));
   }
 
   /** What a run sent: the range to check and the brute-force reference. */
@@ -116,9 +67,13 @@ class ReconcileIT {
 
   @Test
   void shouldReconcileTumblingWindowsAndReportATamperedResultExactly() throws Exception {
-    JobSpec job = job("rtumbling", "{type: tumbling, size: 5s}", "3s");
+    JobSpec job =
+        job(
+            JobYaml.named("rtumbling")
+                .tumbling(Duration.ofSeconds(5))
+                .allowedLateness(Duration.ofSeconds(3)));
     Sent sent = runStream(job, ShapeReference.tumbling(5_000, 1_000, 3_000, 4), false, 9_000);
-    ReconcileOptions options = ReconcileOptions.of(job, settings, sent.from(), sent.to());
+    ReconcileOptions options = ReconcileOptions.of(job, broker.settings(), sent.from(), sent.to());
     ReconcileReport clean = awaitMatch(options);
     assertClean(clean, sent, false);
 
@@ -131,7 +86,7 @@ class ReconcileIT {
     // when a result in the range is rewritten on the topic with a wrong count and sum
     List<ResultsReader.Result> latest =
         ResultsReader.read(
-            settings,
+            broker.settings(),
             new ResultsReader.Query(job.topics().results(), "key", "k7", null, false),
             null,
             Duration.ofSeconds(30));
@@ -166,7 +121,7 @@ class ReconcileIT {
     assertThat(report.totals().correctionsWritten()).isEqualTo(1);
     List<ResultsReader.Result> corrections =
         ResultsReader.read(
-            settings,
+            broker.settings(),
             new ResultsReader.Query(
                 ReconcileOptions.defaultCorrectionsTopic(job), "key", "k7", null, false),
             null,
@@ -182,11 +137,15 @@ class ReconcileIT {
 
   @Test
   void shouldReconcileHoppingWindowsAndReportTheResultsOfALostPartialExactly() throws Exception {
-    JobSpec job = job("rhopping", "{type: hopping, size: 10s, hop: 2s}", "3s");
+    JobSpec job =
+        job(
+            JobYaml.named("rhopping")
+                .hopping(Duration.ofSeconds(10), Duration.ofSeconds(2))
+                .allowedLateness(Duration.ofSeconds(3)));
     Sent sent =
         // an event is late only past lateness for all its windows: up to size + 3 x lateness behind
         runStream(job, ShapeReference.hopping(10_000, 2_000, 1_000, 3_000, 4), false, 19_000);
-    ReconcileOptions options = ReconcileOptions.of(job, settings, sent.from(), sent.to());
+    ReconcileOptions options = ReconcileOptions.of(job, broker.settings(), sent.from(), sent.to());
     assertClean(awaitMatch(options), sent, false);
 
     // when the coordinator's merge is replayed without every version of one Partial, and the
@@ -208,9 +167,14 @@ class ReconcileIT {
 
   @Test
   void shouldReconcileSessionsWithLateEventsAccountedFor() throws Exception {
-    JobSpec job = job("rsessions", "{type: session, gap: 2s}", "10s");
+    JobSpec job =
+        job(
+            JobYaml.named("rsessions")
+                .session(Duration.ofSeconds(2))
+                .allowedLateness(Duration.ofSeconds(10)));
     Sent sent = runStream(job, ShapeReference.sessions(2_000, 1_000, 10_000, 4), true, 30_000);
-    ReconcileReport report = awaitMatch(ReconcileOptions.of(job, settings, sent.from(), sent.to()));
+    ReconcileReport report =
+        awaitMatch(ReconcileOptions.of(job, broker.settings(), sent.from(), sent.to()));
     assertClean(report, sent, true);
   }
 
@@ -265,7 +229,7 @@ class ReconcileIT {
       throws Exception {
     long first;
     long end;
-    try (StreamCluster cluster = StreamCluster.start(job, settings, 2)) {
+    try (StreamCluster cluster = StreamCluster.start(job, broker.settings(), 2)) {
       Random random = new Random(11);
       long now = (System.currentTimeMillis() - 600_000) / 10_000 * 10_000;
       first = now;
@@ -320,7 +284,7 @@ class ReconcileIT {
               () -> {
                 long n =
                     TopicReader.readAll(
-                            kafka.bootstrapServers(),
+                            broker.bootstrapServers(),
                             job.topics().results(),
                             Duration.ofSeconds(20))
                         .stream()
@@ -350,7 +314,7 @@ class ReconcileIT {
     String key = "k5";
     List<ConsumerRecord<byte[], byte[]>> partials =
         TopicReader.readAll(
-            kafka.bootstrapServers(), job.topics().partials(), Duration.ofSeconds(30));
+            broker.bootstrapServers(), job.topics().partials(), Duration.ofSeconds(30));
     long middle = (sent.from().toEpochMilli() + sent.to().toEpochMilli()) / 2 / 2_000 * 2_000;
     int q = -1;
     int source = -1;
@@ -394,7 +358,7 @@ class ReconcileIT {
     Map<String, ResultsReader.Result> streamed = new HashMap<>();
     for (ResultsReader.Result r :
         ResultsReader.read(
-            settings,
+            broker.settings(),
             new ResultsReader.Query(job.topics().results(), "key", key, null, false),
             null,
             Duration.ofSeconds(30))) {
@@ -432,7 +396,7 @@ class ReconcileIT {
 
   private KafkaProducer<byte[], byte[]> producer() {
     Properties props = new Properties();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     // ordered and acknowledged; idempotence off: on this shared machine the idempotent producer
     // saw OutOfOrderSequenceExceptions under load and dropped batches
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);

@@ -12,16 +12,14 @@ import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.core.net.FreePorts;
 import dev.skewer.loadgen.produce.LoadProducer;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -31,7 +29,6 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
@@ -44,29 +41,6 @@ import org.junit.jupiter.api.Test;
  * both consumer groups lag during a run and catch up after it.
  */
 class EndpointsIT {
-
-  private static final String JOB =
-      """
-      name: endpoints
-      input:
-        keyPointer: /key
-        timePointer: /ts
-        numericFields: [/value]
-        distinctPointer: /user
-      window:
-        size: 2s
-      watermark:
-        delay: 500ms
-        idle: 2s
-        finalizeAfterIdle: 2s
-      topics:
-        events: endpoints.events
-        eventsPartitions: 2
-        partialsPartitions: 2
-        results: endpoints.results
-        late: endpoints.late
-        dlq: endpoints.dlq
-      """;
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -81,12 +55,12 @@ class EndpointsIT {
 
   @Test
   void shouldReportReadinessMetricsAndCommittedOffsets() throws Exception {
-    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    JobSpec job = ShortWindowJob.named("endpoints").eventsPartitions(2).noQuantile().spec();
     JobNames names = JobNames.of(job);
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
-      KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
+    try (BrokerFixture broker = BrokerFixture.start()) {
+      Admin admin = broker.admin();
+      KafkaSettings settings = broker.settings();
+      broker.provision(job);
       int p1 = FreePorts.next();
       int p2 = FreePorts.next();
       List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
@@ -184,7 +158,7 @@ class EndpointsIT {
         AtomicLong maxNodeLag = new AtomicLong();
         AtomicLong maxCoordinatorLag = new AtomicLong();
         try (LoadProducer producer =
-            LoadProducer.builder(kafka.bootstrapServers(), job.topics().events())
+            LoadProducer.builder(broker.bootstrapServers(), job.topics().events())
                 .job(job)
                 .rate(2_000)
                 .build()) {

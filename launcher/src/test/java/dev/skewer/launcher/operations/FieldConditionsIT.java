@@ -7,11 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.stage.StageMetrics;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.Meter;
@@ -63,30 +61,14 @@ class FieldConditionsIT {
   private static final String TRUNCATED_HEADER = "skewer.truncated";
   private static final String ORIGINAL_VALUE_BYTES_HEADER = "skewer.original.value.bytes";
 
+  /** {@code /value}'s sum, min and max; windows finalized after 4 s of idleness. */
   private static JobSpec job(String name) {
-    return JobSpecLoader.parse(
-        """
-        name: %1$s
-        input:
-          keyPointer: /key
-          timePointer: /ts
-          numericFields: [/value]
-        window:
-          size: 2s
-        watermark:
-          delay: 500ms
-          idle: 2s
-          finalizeAfterIdle: 4s
-        topics:
-          events: %1$s.events
-          eventsPartitions: %2$d
-          partialsPartitions: 2
-          results: %1$s.results
-          late: %1$s.late
-          dlq: %1$s.dlq
-        """
-            .formatted(name, PARTITIONS),
-        Map.of());
+    return ShortWindowJob.named(name)
+        .eventsPartitions(PARTITIONS)
+        .noDistinct()
+        .noQuantile()
+        .finalizeAfterIdle(Duration.ofSeconds(4))
+        .spec();
   }
 
   /** What was sent, per key (the bad records under their partition's pseudo key). */
@@ -120,26 +102,28 @@ class FieldConditionsIT {
         .get(30, TimeUnit.SECONDS);
   }
 
-  private static void createEventsTopic(EmbeddedKafka kafka, JobSpec job, Admin admin) {
-    kafka.createTopic(
-        job.topics().events(),
-        PARTITIONS,
-        Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(4 * 1024 * 1024)));
-    TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
+  private static void createEventsTopic(BrokerFixture broker, JobSpec job) {
+    broker
+        .kafka()
+        .createTopic(
+            job.topics().events(),
+            PARTITIONS,
+            Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(4 * 1024 * 1024)));
+    broker.provision(job);
   }
 
   @Test
   void shouldCountAnIdlePartitionsTailRouteItsWakeUpAndCutAnOversizedRecordToFitTheDlq()
       throws Exception {
     JobSpec job = job("field1");
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
-      createEventsTopic(kafka, job, admin);
+    try (BrokerFixture broker = BrokerFixture.start()) {
+      EmbeddedKafka kafka = broker.kafka();
+      createEventsTopic(broker, job);
       Sent sent = new Sent();
       try (LocalCluster cluster =
               LocalCluster.start(
                   job,
-                  KafkaSettings.of(kafka.bootstrapServers()),
+                  broker.settings(),
                   2,
                   1,
                   false,
@@ -210,27 +194,20 @@ class FieldConditionsIT {
   @Test
   void shouldReportNotReadyWhileTheDlqRefusesEveryRecordAndLoseNothing() throws Exception {
     JobSpec job = job("field2");
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
-      createEventsTopic(kafka, job, admin);
+    try (BrokerFixture broker = BrokerFixture.start()) {
+      EmbeddedKafka kafka = broker.kafka();
+      createEventsTopic(broker, job);
       Sent sent = new Sent();
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (LocalCluster cluster =
               LocalCluster.start(
-                  job,
-                  KafkaSettings.of(kafka.bootstrapServers()),
-                  1,
-                  1,
-                  false,
-                  0,
-                  registry,
-                  Clock.systemUTC());
+                  job, broker.settings(), 1, 1, false, 0, registry, Clock.systemUTC());
           KafkaProducer<byte[], byte[]> producer = producer(kafka.bootstrapServers())) {
         await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> cluster.nodes().get(0).readiness().ready());
         // the DLQ topic refuses anything: a persistent produce failure
-        setDlqLimit(admin, job, "64");
+        setDlqLimit(broker.admin(), job, "64");
         long start = System.currentTimeMillis();
         int i = 0;
         boolean bad = false;
@@ -267,7 +244,7 @@ class FieldConditionsIT {
         assertThat(gauge(registry, StageMetrics.FAILING, "node")).isGreaterThanOrEqualTo(1);
 
         // when the topic is repaired, it catches up: ready again, everything accounted once
-        setDlqLimit(admin, job, null);
+        setDlqLimit(broker.admin(), job, null);
         await()
             .atMost(Duration.ofSeconds(120))
             .until(() -> cluster.nodes().get(0).readiness().ready());

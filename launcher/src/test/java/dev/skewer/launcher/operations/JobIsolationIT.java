@@ -15,13 +15,12 @@ import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.core.net.FreePorts;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -59,33 +58,13 @@ import org.junit.jupiter.api.Test;
  */
 class JobIsolationIT {
 
-  private static final String JOB =
-      """
-      name: %s
-      input:
-        keyPointer: /key
-        timePointer: /ts
-      window:
-        size: 2s
-      watermark:
-        delay: 500ms
-        idle: 2s
-        finalizeAfterIdle: 2s
-      topics:
-        events: %s.events
-        eventsPartitions: 2
-        partialsPartitions: 2
-        results: %s.results
-        late: %s.late
-        dlq: %s.dlq
-      """;
-
   private static final int EVENTS = 40_000; // 20 s per job at 2,000 events/s
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+  /** Counts only, 2 events partitions. */
   private static JobSpec job(String name) {
-    return JobSpecLoader.parse(JOB.formatted(name, name, name, name, name), Map.of());
+    return ShortWindowJob.named(name).eventsPartitions(2).countsOnly().spec();
   }
 
   private JsonObject getJson(int port, String path) throws Exception {
@@ -134,12 +113,12 @@ class JobIsolationIT {
     JobSpec beta = job("beta");
     List<HazelcastInstance> members = new ArrayList<>();
     List<AutoCloseable> closing = new ArrayList<>();
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
-      KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
-      for (JobSpec j : List.of(alpha, beta)) {
-        TopicProvisioner.ensureTopics(admin, j.topics(), Duration.ofSeconds(30));
-      }
+    try (BrokerFixture broker = BrokerFixture.start()) {
+      EmbeddedKafka kafka = broker.kafka();
+      Admin admin = broker.admin();
+      KafkaSettings settings = broker.settings();
+      broker.provision(alpha);
+      broker.provision(beta);
       List<Integer> ports =
           List.of(FreePorts.next(), FreePorts.next(), FreePorts.next(), FreePorts.next());
       List<String> list = ports.stream().map(p -> "127.0.0.1:" + p).toList();

@@ -3,12 +3,10 @@ package dev.skewer.launcher.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.core.net.FreePorts;
 import dev.skewer.launcher.SkewerCli;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.job.JobYaml;
+import dev.skewer.testkit.kafka.BrokerFixture;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -31,20 +29,14 @@ class ProvisioningIT {
 
   @TempDir Path dir;
 
-  private static final String JOB =
-      """
-      name: prov
-      input:
-        keyPointer: /key
-        timePointer: /ts
-      window:
-        size: 10s
-      topics:
-        events: prov.events
-        results: prov.results
-        late: prov.late
-        dlq: prov.dlq
-      """;
+  /** Counts only, 10 s windows, the watermark's and the partials topic's defaults. */
+  private static JobYaml job() {
+    return JobYaml.named("prov")
+        .defaultPartialsTopic()
+        .countsOnly()
+        .neverFinalize()
+        .allowedLateness(Duration.ZERO);
+  }
 
   private record Run(int exit, String err) {}
 
@@ -59,11 +51,11 @@ class ProvisioningIT {
   @Test
   void shouldCreateNothingAndNameTheMissingTopics() throws Exception {
     Path jobFile = dir.resolve("prov.yaml");
-    Files.writeString(jobFile, JOB, StandardCharsets.UTF_8);
-    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
-    try (EmbeddedKafka kafka = EmbeddedKafka.start();
-        Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
-      String bootstrap = kafka.bootstrapServers();
+    Files.writeString(jobFile, job().yaml(), StandardCharsets.UTF_8);
+    JobSpec job = job().spec();
+    try (BrokerFixture broker = BrokerFixture.start()) {
+      Admin admin = broker.admin();
+      String bootstrap = broker.bootstrapServers();
       Set<String> before = admin.listTopics().names().get();
 
       // nothing exists: every topic the node needs is named, nothing is created
@@ -87,7 +79,7 @@ class ProvisioningIT {
       assertThat(admin.listTopics().names().get()).isEqualTo(before);
 
       // the job's topics exist, the checkpoint topic does not
-      TopicProvisioner.ensureTopics(admin, job.topics(), Duration.ofSeconds(30));
+      broker.provision(job);
       Set<String> withJob = admin.listTopics().names().get();
       Run withMember =
           run(
