@@ -18,14 +18,15 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code skewer results}: the latest record per result key of the upsert results topic, for one key
- * and/or one instant.
+ * and/or one instant, or all of them (the latest {@code --limit} windows shown).
  */
 @Command(
     name = "results",
     mixinStandardHelpOptions = true,
     description = {
       "Show the latest result per result key (<key>@<start>) of the job's results topic,",
-      "for one key and/or the windows containing one instant. Exit 0 with results, 1 without,",
+      "for one key and/or the windows containing one instant (neither: every result key, the",
+      "latest windows shown). Exit 0 with results, 1 without,",
       "2 on a usage error, 4 when the topic cannot be read."
     })
 public final class ResultsCommand implements Callable<Integer> {
@@ -78,9 +79,6 @@ public final class ResultsCommand implements Callable<Integer> {
       }
       if (limit < 1) {
         throw new IllegalArgumentException("--limit must be >= 1, was " + limit);
-      }
-      if (key == null && window == null) {
-        throw new IllegalArgumentException("give --key, --window or both");
       }
     } catch (IllegalArgumentException e) { // a JobSpecException too
       err.println("skewer results: " + e.getMessage());

@@ -87,7 +87,7 @@ class ReconcileCommandTest {
                 "lots"))
         .isEqualTo(2);
     assertThat(run("reconcile", "--job", job, "--bootstrap", broker)).isEqualTo(2);
-    assertThat(run("results", "--job", job, "--bootstrap", broker)).isEqualTo(2);
+    assertThat(run("results", "--job", job, "--bootstrap", broker, "--limit", "0")).isEqualTo(2);
     assertThat(run("results", "--job", job, "--bootstrap", broker, "--window", "soon"))
         .isEqualTo(2);
   }
