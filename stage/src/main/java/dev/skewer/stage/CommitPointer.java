@@ -5,10 +5,12 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 
 /**
- * What an {@code exactly_once} owner commits with a partition's input offset, in the offset's
- * metadata: which checkpoint the offset belongs to and where that checkpoint's record is. The
- * transaction that commits the offset also commits the record, so the pointer never names a
- * checkpoint that is not there. Text form: {@code skewer-eos/1 epoch=3 next=1200
+ * What an owner commits with a partition's input offset, in the offset's metadata: which checkpoint
+ * the offset belongs to and ({@code exactly_once}) where that checkpoint's record is. {@code
+ * exactly_once}: the transaction that commits the offset also commits the record, so the pointer
+ * never names a checkpoint that is not there. {@code at_least_once}: committed once the checkpoint
+ * is stored (no record position); a new owner takes an epoch above the pointer's and refuses a
+ * store that does not reach its offset. Text form: {@code skewer-eos/1 epoch=3 next=1200
  * created=1700000000000 log=0@57} ({@code log=-} when the checkpoint store keeps no copy in Kafka).
  *
  * @param epoch the owner's fencing epoch

@@ -185,17 +185,17 @@ final class ConsumerLoop {
   }
 
   /**
-   * Commits consumer offsets (so lag is visible to Kafka's tools); partitions no longer assigned
-   * are left out. Recovery does not use them.
+   * Commits consumer offsets (so lag is visible to Kafka's tools), with their metadata; partitions
+   * no longer assigned are left out.
    */
-  Future<Void> commit(Map<Integer, Long> nextOffsets) {
+  Future<Void> commit(Map<Integer, OffsetAndMetadata> nextOffsets) {
     return submit(
         c -> {
           Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
           nextOffsets.forEach(
               (p, o) -> {
                 if (assigned.contains(tp(p))) {
-                  offsets.put(tp(p), new OffsetAndMetadata(o));
+                  offsets.put(tp(p), o);
                 }
               });
           if (!offsets.isEmpty()) {

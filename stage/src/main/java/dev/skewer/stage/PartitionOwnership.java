@@ -330,16 +330,53 @@ final class PartitionOwnership<T extends PartitionTask> {
             });
   }
 
-  /** {@code at_least_once}: the store's checkpoint is the truth. */
+  /**
+   * {@code at_least_once}: the store's checkpoint is the truth, checked against the offset
+   * committed after the last stored checkpoint: the new epoch must be above the one that offset
+   * names, and a store that has no checkpoint up to that offset is behind (a Hazelcast member cut
+   * off from its cluster, which answers from an island until the split heals): the take-over fails
+   * and is retried rather than replay under an epoch its predecessor used, or from too far back.
+   */
   private Future<Restored<T>> restoreFromStore(Owned o) {
     String id = settings.checkpointId(o.partition);
-    return vertx.executeBlocking(
-        () -> {
-          long epoch = store.nextEpoch(id);
-          Optional<Checkpoint> cp = store.load(id);
-          return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
-        },
-        false);
+    return loop.committed(o.partition)
+        .compose(
+            committed ->
+                vertx.executeBlocking(
+                    () -> {
+                      CommitPointer pointer = CommitPointer.of(committed);
+                      long epoch = store.nextEpoch(id);
+                      while (pointer != null && epoch <= pointer.epoch()) {
+                        epoch = store.nextEpoch(id);
+                      }
+                      Optional<Checkpoint> cp = store.load(id);
+                      boolean behind =
+                          pointer != null
+                              && (cp.isEmpty() || cp.get().nextOffset() < pointer.nextOffset());
+                      if (behind && !store.outlivesProcesses()) {
+                        LOG.warn(
+                            "{}={} partition={}: offset {} was committed after a checkpoint this"
+                                + " process's store does not have; restoring {}: outputs since"
+                                + " then are written again",
+                            settings.stage(),
+                            settings.instanceId(),
+                            o.partition,
+                            pointer.nextOffset(),
+                            cp.map(c -> "its checkpoint at " + c.nextOffset())
+                                .orElse("from scratch"));
+                      } else if (behind) {
+                        throw new IllegalStateException(
+                            "the checkpoint store is behind the group: offset "
+                                + pointer.nextOffset()
+                                + " was committed after a checkpoint of epoch "
+                                + pointer.epoch()
+                                + ", the store has "
+                                + cp.map(c -> "offset " + c.nextOffset()).orElse("none")
+                                + " (is this member cut off from its Hazelcast cluster?)");
+                      }
+                      return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
+                    },
+                    false));
   }
 
   /**
@@ -606,7 +643,13 @@ final class PartitionOwnership<T extends PartitionTask> {
                   failures.remove(o.partition);
                 }
                 if (!exactlyOnce) {
-                  loop.commit(Map.of(o.partition, cp.nextOffset()));
+                  loop.commit(
+                      Map.of(
+                          o.partition,
+                          new OffsetAndMetadata(
+                              cp.nextOffset(),
+                              new CommitPointer(cp.epoch(), cp.nextOffset(), cp.createdMs(), -1, -1)
+                                  .encode())));
                 }
               }
             });

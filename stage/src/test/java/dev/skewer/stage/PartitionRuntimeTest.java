@@ -16,7 +16,9 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.junit.jupiter.api.Test;
 
@@ -126,6 +128,85 @@ class PartitionRuntimeTest {
               () ->
                   h.checkpoint(0).map(cp -> cp.epoch() == 2 && cp.nextOffset() == 3).orElse(false));
       assertThat(CountingTask.countIn(h.checkpoint(0).orElseThrow())).isEqualTo(3);
+    }
+  }
+
+  /**
+   * A member cut off from its Hazelcast cluster answers from an island: no checkpoint and epoch 1,
+   * although the group committed offset 3 after a checkpoint of epoch 1. The take-over must not
+   * replay under its predecessor's epoch nor from scratch: it fails (the partition counts as
+   * failing) until the store is back, then restores that checkpoint under an epoch above 1.
+   */
+  @Test
+  void shouldNotTakeOverFromACheckpointStoreBehindTheCommittedOffset() throws Exception {
+    // given a checkpoint of epoch 1 at offset 3 that the group committed, in a store now cut off
+    IslandStore store = new IslandStore();
+    store.shared.nextEpoch("test/in/0");
+    store.shared.save("test/in/0", new Checkpoint(1, 3, 7, state(3)));
+    FakeTransactions transactions = new FakeTransactions(true);
+    transactions.committedOffsets.put(
+        new TopicPartition(RuntimeHarness.IN, 0),
+        new OffsetAndMetadata(3, new CommitPointer(1, 3, 7, -1, -1).encode()));
+    store.cutOff = true;
+    try (RuntimeHarness h = new RuntimeHarness(true, transactions, store)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+
+      // when the partition is assigned while the store is cut off
+      h.assign(0);
+      h.append(0, 5);
+
+      // then it is not taken over, and counts as failing
+      await().until(() -> !h.runtime.readiness().ready() && store.islandLoads.get() >= 1);
+      assertThat(h.tasks).isEmpty();
+      assertThat(h.sent(CountingTask.OUT)).isEmpty();
+
+      // and once the store is back, it resumes at the committed checkpoint under epoch 2
+      store.cutOff = false;
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> h.task(0).map(t -> t.count == 5).orElse(false));
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(2);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/3/2", "0/4/2");
+    }
+  }
+
+  /** A shared store that can be cut off: then it answers from an empty island of its own. */
+  static final class IslandStore implements CheckpointStore {
+    final InMemoryCheckpointStore shared = new InMemoryCheckpointStore();
+    final InMemoryCheckpointStore island = new InMemoryCheckpointStore();
+    final AtomicInteger islandLoads = new AtomicInteger();
+    volatile boolean cutOff;
+
+    private CheckpointStore now() {
+      return cutOff ? island : shared;
+    }
+
+    @Override
+    public long nextEpoch(String id) {
+      return now().nextEpoch(id);
+    }
+
+    @Override
+    public long currentEpoch(String id) {
+      return now().currentEpoch(id);
+    }
+
+    @Override
+    public Optional<Checkpoint> load(String id) {
+      if (cutOff) {
+        islandLoads.incrementAndGet();
+      }
+      return now().load(id);
+    }
+
+    @Override
+    public boolean save(String id, Checkpoint checkpoint) {
+      return now().save(id, checkpoint);
+    }
+
+    @Override
+    public boolean outlivesProcesses() {
+      return true;
     }
   }
 

@@ -69,6 +69,15 @@ public interface CheckpointStore extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * Whether what this store holds outlives the process (shared members, a copy in Kafka): then a
+   * store that knows less than the consumer group committed is behind (cut off from its cluster)
+   * rather than empty by design. False for a store in one process's memory.
+   */
+  default boolean outlivesProcesses() {
+    return false;
+  }
+
   @Override
   default void close() {}
 }

@@ -210,6 +210,12 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     }
   }
 
+  /** Hazelcast members (backup count 1) and the checkpoint topic outlive any one process. */
+  @Override
+  public boolean outlivesProcesses() {
+    return true;
+  }
+
   @Override
   public long nextEpoch(String id) {
     long next = checkpoints.executeOnKey(id, new NextEpoch());

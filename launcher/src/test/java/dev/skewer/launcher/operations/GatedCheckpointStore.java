@@ -56,4 +56,9 @@ final class GatedCheckpointStore implements CheckpointStore {
     open();
     delegate.close();
   }
+
+  @Override
+  public boolean outlivesProcesses() {
+    return delegate.outlivesProcesses();
+  }
 }
