@@ -150,8 +150,12 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
     return partialsPartitions;
   }
 
+  /**
+   * Silence after which a partition is idle: {@code watermark.idle}, or {@code finalizeAfterIdle}
+   * when that is shorter (a partition whose input has ended is idle, too).
+   */
   long idleMs() {
-    return idleMs;
+    return finalizeAfterIdleMs >= 0 ? Math.min(idleMs, finalizeAfterIdleMs) : idleMs;
   }
 
   long finalizeAfterIdleMs() {
