@@ -19,8 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -186,11 +184,7 @@ public final class DeployedBench implements Callable<Integer> {
       System.err.println("bench deployed needs Linux's /proc to read CPU times.");
       return 2;
     }
-    if (!Files.isRegularFile(jar)) {
-      System.err.printf(
-          "The product jar %s does not exist: build it with"
-              + " ./mvnw -B -q install -pl launcher -am -DskipTests (or pass --jar).%n",
-          jar.toAbsolutePath());
+    if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
     if (events < 1 || runs < 1) {
@@ -198,19 +192,8 @@ public final class DeployedBench implements Callable<Integer> {
       return 2;
     }
     jar = jar.toAbsolutePath();
-    if (workDir == null) {
-      workDir =
-          Path.of(
-              "target",
-              "bench-deployed",
-              LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    }
-    workDir = workDir.toAbsolutePath();
-    Files.createDirectories(workDir);
-    if (jfrDir != null) {
-      jfrDir = jfrDir.toAbsolutePath();
-      Files.createDirectories(jfrDir);
-    }
+    workDir = BenchPaths.workDir(workDir, "bench-deployed");
+    jfrDir = BenchPaths.optionalDir(jfrDir);
     List<String> brokerOptions =
         brokerJvmOpts == null ? KafkaBrokerProcess.KAFKA_DEFAULT_JVM_OPTIONS : split(brokerJvmOpts);
     System.out.printf(

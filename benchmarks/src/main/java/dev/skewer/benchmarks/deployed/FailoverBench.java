@@ -17,12 +17,9 @@ import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
 import dev.skewer.testkit.kafka.TopicReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -142,23 +139,11 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
 
   @Override
   public Integer call() throws Exception {
-    if (!Files.isRegularFile(jar)) {
-      System.err.printf(
-          "The product jar %s does not exist: build it with"
-              + " ./mvnw -B -q install -pl launcher -am -DskipTests (or pass --jar).%n",
-          jar.toAbsolutePath());
+    if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
     jar = jar.toAbsolutePath();
-    if (workDir == null) {
-      workDir =
-          Path.of(
-              "target",
-              "bench-failover",
-              LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    }
-    workDir = workDir.toAbsolutePath();
-    Files.createDirectories(workDir);
+    workDir = BenchPaths.workDir(workDir, "bench-failover");
     System.out.printf(
         "Work dir %s; load average %.2f. Starting the broker in its own JVM...%n",
         workDir, Stats.loadAverage());

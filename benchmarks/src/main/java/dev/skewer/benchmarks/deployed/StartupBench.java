@@ -8,8 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -102,27 +100,12 @@ public final class StartupBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!Files.isRegularFile(jar)) {
-      System.err.printf(
-          "The product jar %s does not exist: build it with"
-              + " ./mvnw -B -q install -pl launcher -am -DskipTests (or pass --jar).%n",
-          jar.toAbsolutePath());
+    if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
     jar = jar.toAbsolutePath();
-    if (workDir == null) {
-      workDir =
-          Path.of(
-              "target",
-              "bench-startup",
-              LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    }
-    workDir = workDir.toAbsolutePath();
-    Files.createDirectories(workDir);
-    if (jfrDir != null) {
-      jfrDir = jfrDir.toAbsolutePath();
-      Files.createDirectories(jfrDir);
-    }
+    workDir = BenchPaths.workDir(workDir, "bench-startup");
+    jfrDir = BenchPaths.optionalDir(jfrDir);
     List<List<Startup>> all = new ArrayList<>();
     List<Double> loads = new ArrayList<>();
     System.out.println("Starting the broker in its own JVM (Kafka's default flags)...");
