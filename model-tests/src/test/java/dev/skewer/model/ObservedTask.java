@@ -8,7 +8,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /**
  * A real stage task as the runtime drives it, with what the history needs to see from outside: how
  * far it has read, the processing time of its last tick and, for a node task, where the frontier it
- * judges by went up. Forwards every call unchanged.
+ * judges by went up (at the offset of the checkpoint that adopted it, once that is stored).
+ * Forwards every call unchanged.
  */
 final class ObservedTask implements PartitionTask {
 
@@ -26,6 +27,7 @@ final class ObservedTask implements PartitionTask {
   private final FrontierWatch watch; // null: not a node task
   private volatile long nextOffset;
   private long frontierMs;
+  private long snapshotOffset;
   private volatile long lastTickMs = Long.MIN_VALUE;
   private volatile boolean closed;
 
@@ -63,15 +65,20 @@ final class ObservedTask implements PartitionTask {
 
   @Override
   public byte[] snapshot() {
-    byte[] state = task.snapshot();
+    snapshotOffset = nextOffset;
+    return task.snapshot();
+  }
+
+  @Override
+  public void checkpointed(TaskOutput out) {
+    task.checkpointed(out);
     if (watch != null) {
       long f = watch.frontierMs(task);
       if (f > frontierMs) {
         frontierMs = f;
-        watch.adopted(partition, nextOffset, f);
+        watch.adopted(partition, snapshotOffset, f);
       }
     }
-    return state;
   }
 
   /** The frontier the task judges by (node tasks; on the runtime's context). */

@@ -614,7 +614,8 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   private Future<Outcome> checkpoint(Owned o) {
     long startNs = System.nanoTime();
-    byte[] state = o.task.snapshot();
+    T task = o.task;
+    byte[] state = task.snapshot();
     long snapshotNs = System.nanoTime() - startNs;
     // strictly increasing per owner: (epoch, offset, createdMs) names one checkpoint even when
     // ticks change the state without new input
@@ -638,6 +639,7 @@ final class PartitionOwnership<T extends PartitionTask> {
         .onSuccess(
             outcome -> {
               if (outcome == Outcome.SAVED) {
+                tellCheckpointed(o, task);
                 Failures f = failures.get(o.partition);
                 if (f != null && cp.nextOffset() >= f.atOffset()) {
                   failures.remove(o.partition);
@@ -653,6 +655,31 @@ final class PartitionOwnership<T extends PartitionTask> {
                 }
               }
             });
+  }
+
+  /** Tells the task its snapshot is stored, unless the task was dropped meanwhile. */
+  private void tellCheckpointed(Owned o, T task) {
+    if (o.task != task || o.state != State.ACTIVE) {
+      return;
+    }
+    try {
+      task.checkpointed(o.output);
+      if (exactlyOnce) {
+        o.channel.dispatch();
+      } else {
+        sender.dispatch();
+      }
+    } catch (RuntimeException e) {
+      LOG.error(
+          "{}={} the task of partition {} failed after its checkpoint",
+          settings.stage(),
+          settings.instanceId(),
+          o.partition,
+          e);
+      if (current(o)) {
+        rewind(o, "the task failed after its checkpoint: " + e);
+      }
+    }
   }
 
   /** {@code at_least_once}: store once everything emitted so far is acknowledged. */

@@ -36,6 +36,15 @@ public interface PartitionTask {
   /** The encoded state as of the last record processed, for a checkpoint. */
   byte[] snapshot();
 
+  /**
+   * The checkpoint of the last {@link #snapshot()} is stored ({@code exactly_once}: committed).
+   * Called on the event loop before the next snapshot is taken; never after a checkpoint that was
+   * not stored (the runtime then drops the task). A task that changed its state in {@code
+   * snapshot()} in a way its input does not determine may rely on that change only from here on:
+   * until now a rewind could still restore an earlier checkpoint.
+   */
+  default void checkpointed(TaskOutput out) {}
+
   /** Called once when the runtime drops the task (revoked, rewound, fenced or stopped). */
   default void close() {}
 }

@@ -3,7 +3,9 @@ package dev.skewer.stage;
 import dev.skewer.core.checkpoint.Checkpoint;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -25,6 +27,7 @@ final class CountingTask implements PartitionTask {
   int ticks;
   long lastSilentMs = -1;
   volatile RuntimeException failOnProcess;
+  final List<String> checkpointCalls = new CopyOnWriteArrayList<>(); // "snapshot" / "checkpointed"
 
   CountingTask(int partition, long epoch, long count) {
     this.partition = partition;
@@ -70,7 +73,13 @@ final class CountingTask implements PartitionTask {
 
   @Override
   public byte[] snapshot() {
+    checkpointCalls.add("snapshot");
     return ByteBuffer.allocate(8).putLong(count).array();
+  }
+
+  @Override
+  public void checkpointed(TaskOutput out) {
+    checkpointCalls.add("checkpointed");
   }
 
   @Override

@@ -232,6 +232,13 @@ class PartitionRuntimeTest {
       await().until(() -> retaken.count == 2); // replayed offset 1 on top of count 1
       assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1", "0/1/3");
       assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isEqualTo(1);
+      // the first owner heard of each stored checkpoint before its next snapshot, and never of
+      // the refused one
+      List<String> calls = h.tasks.get(0).checkpointCalls;
+      assertThat(calls).hasSizeGreaterThanOrEqualTo(3).endsWith("checkpointed", "snapshot");
+      for (int i = 0; i < calls.size(); i++) {
+        assertThat(calls.get(i)).isEqualTo(i % 2 == 0 ? "snapshot" : "checkpointed");
+      }
     }
   }
 

@@ -505,6 +505,20 @@ public final class PartitionAggregator {
     }
   }
 
+  /**
+   * The state as {@link #snapshot()} would encode it after {@code
+   * adoptFrontier(globalWatermarkMs)}, without adopting it.
+   */
+  public byte[] snapshotAdopting(long globalWatermarkMs) {
+    long before = frontierMs;
+    adoptFrontier(globalWatermarkMs);
+    try {
+      return snapshot();
+    } finally {
+      frontierMs = before;
+    }
+  }
+
   /** The current watermark as a wire message (not yet numbered). */
   public Watermark watermark(boolean idle) {
     return watermark(idle, false);

@@ -10,6 +10,7 @@ import dev.skewer.stage.PartitionActivity;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.TaskOutput;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -23,7 +24,7 @@ import org.apache.kafka.common.utils.Utils;
  * every partials partition (same producer, so on every partials partition the watermark follows the
  * Partials it covers). Ticks mark the partition idle after {@code watermark.idle} of silence and,
  * with {@code watermark.finalizeAfterIdle}, finalize its open slices; an idle partition adopts the
- * coordinators' frontier at its checkpoints ({@link #snapshot}).
+ * coordinators' frontier at its checkpoints, once they are stored ({@link #snapshot}).
  *
  * <p>After a failover it skips the side records the previous owner already wrote (found by {@link
  * SideOutputScanner}), so replays do not duplicate them. Runs on the node's event loop.
@@ -40,6 +41,10 @@ final class SourcePartitionTask implements PartitionTask {
   private boolean finalized; // idle for watermark.finalizeAfterIdle: end of input
   private boolean watermarkDirty = true;
   private Watermark broadcast;
+  // the frontier the last snapshot adopted, until its checkpoint is stored; records that arrive
+  // meanwhile wait, so each is judged against the frontier a replay from that checkpoint would use
+  private long adopting = Long.MIN_VALUE;
+  private final ArrayDeque<ConsumerRecord<byte[], byte[]>> waiting = new ArrayDeque<>();
 
   SourcePartitionTask(
       SourceTasks shared, int partition, PartitionAggregator aggregator, Set<Long> alreadyRouted) {
@@ -58,6 +63,14 @@ final class SourcePartitionTask implements PartitionTask {
 
   @Override
   public void process(ConsumerRecord<byte[], byte[]> r, TaskOutput out) {
+    if (adopting != Long.MIN_VALUE) {
+      waiting.add(r);
+      return;
+    }
+    fold(r, out);
+  }
+
+  private void fold(ConsumerRecord<byte[], byte[]> r, TaskOutput out) {
     long nowMs = shared.clock().millis();
     shared.eventsIn().increment();
     var event = shared.event();
@@ -122,6 +135,9 @@ final class SourcePartitionTask implements PartitionTask {
 
   @Override
   public void endOfBatch(TaskOutput out) {
+    if (adopting != Long.MIN_VALUE) {
+      return; // the batch is folded in once the adoption is decided
+    }
     if (idle) {
       idle = false;
       finalized = false;
@@ -132,6 +148,9 @@ final class SourcePartitionTask implements PartitionTask {
 
   @Override
   public void tick(PartitionActivity activity, TaskOutput out) {
+    if (adopting != Long.MIN_VALUE) {
+      return;
+    }
     if (!idle && activity.silentMs() >= shared.idleMs()) {
       // the open slices go out before the partition stops holding the global watermark back
       countPartials(aggregator.flushOpenSlices(p -> sendPartial(out, p)));
@@ -182,19 +201,46 @@ final class SourcePartitionTask implements PartitionTask {
 
   /**
    * The aggregator's state. An idle partition adopts the coordinators' frontier here and only here,
-   * so the frontier its events are judged against when it wakes up is the one its last checkpoint
-   * holds: a replay from that checkpoint decides every event exactly as the first pass did. (A
-   * partition that is consuming never adopts it: its own watermark is what holds the coordinators'
-   * back, and a replay, which always has records waiting, is never idle.)
+   * and only once the checkpoint holding it is stored ({@link #checkpointed}): until then the
+   * frontier is neither announced nor used, and records that arrive wait. So every event is judged
+   * against the frontier of the checkpoint a replay would start from — a replay decides every event
+   * exactly as the first pass did — and the coordinators never learn of a frontier a rewind could
+   * take back. (A partition that is consuming never adopts it: its own watermark is what holds the
+   * coordinators' back, and a replay, which always has records waiting, is never idle.)
    */
   @Override
   public byte[] snapshot() {
-    if (idle) {
-      long before = aggregator.effectiveWatermarkMs();
-      aggregator.adoptFrontier(shared.frontierMs());
-      watermarkDirty |= aggregator.effectiveWatermarkMs() != before;
+    long frontier = shared.frontierMs();
+    if (idle && frontier > aggregator.frontierMs()) {
+      adopting = frontier;
+      return aggregator.snapshotAdopting(frontier);
     }
     return aggregator.snapshot();
+  }
+
+  /** The checkpoint is stored: adopt the frontier it holds, then fold in what waited. */
+  @Override
+  public void checkpointed(TaskOutput out) {
+    if (adopting == Long.MIN_VALUE) {
+      return;
+    }
+    long before = aggregator.effectiveWatermarkMs();
+    aggregator.adoptFrontier(adopting);
+    adopting = Long.MIN_VALUE;
+    watermarkDirty |= aggregator.effectiveWatermarkMs() != before;
+    if (waiting.isEmpty()) {
+      emit(out);
+      return;
+    }
+    while (!waiting.isEmpty()) {
+      fold(waiting.poll(), out);
+    }
+    endOfBatch(out);
+  }
+
+  @Override
+  public void close() {
+    waiting.clear(); // read again by the next owner from the checkpoint's offset
   }
 
   int partition() {
