@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
+import dev.skewer.testkit.kafka.StreamWatch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -138,8 +139,8 @@ class FailoverTimingIT {
                 Workload.live(spec, Clock.systemUTC()),
                 null,
                 RATE);
-        StreamWatcher watcher =
-            new StreamWatcher(
+        StreamWatch watcher =
+            new StreamWatch(
                 cluster.bootstrap(),
                 cluster.job().topics().partials(),
                 cluster.job().topics().results())) {
@@ -160,7 +161,7 @@ class FailoverTimingIT {
     return timings;
   }
 
-  private Timing killAndTime(SkewerProcess victim, StreamWatcher watcher) {
+  private Timing killAndTime(SkewerProcess victim, StreamWatch watcher) {
     Set<Integer> partitions = cluster.partitionsOf(victim);
     long t0 = System.currentTimeMillis();
     Map<Integer, Long> wmBefore = new TreeMap<>();
@@ -169,7 +170,7 @@ class FailoverTimingIT {
     for (int p : partitions) {
       List<Watermark> recent = new ArrayList<>();
       List<Long> lags = new ArrayList<>();
-      for (StreamWatcher.Seen s : watcher.watermarks(p)) {
+      for (StreamWatch.Seen s : watcher.watermarks(p)) {
         if (s.seenMs() <= t0 && !s.watermark().idle()) {
           recent.add(s.watermark());
           if (s.seenMs() > t0 - 5_000) {
@@ -271,16 +272,16 @@ class FailoverTimingIT {
   }
 
   private static Optional<Long> first(
-      StreamWatcher watcher,
+      StreamWatch watcher,
       int p,
       long epochBefore,
       long t0,
-      Predicate<StreamWatcher.Seen> condition) {
+      Predicate<StreamWatch.Seen> condition) {
     return watcher.watermarks(p).stream()
         .filter(
             s -> s.seenMs() > t0 && s.watermark().epoch() > epochBefore && !s.watermark().idle())
         .filter(condition)
-        .map(StreamWatcher.Seen::seenMs)
+        .map(StreamWatch.Seen::seenMs)
         .findFirst();
   }
 

@@ -16,6 +16,7 @@ import dev.skewer.loadgen.reference.ExactReference;
 import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
+import dev.skewer.testkit.kafka.StreamWatch;
 import dev.skewer.testkit.kafka.TopicReader;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.skewer.benchmarks.deployed;
+package dev.skewer.testkit.kafka;
 
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.Watermark;
@@ -21,15 +21,21 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * A running job seen from the outside, for failover timings: every Watermark on the partials topic
- * (per source partition, with the wall-clock time it was read) and when the first result of each
- * window arrived on the results topic. Reads both topics from their end, without a consumer group,
- * on its own thread.
+ * A running job seen from the outside, for failover timings (the failover bench and the
+ * cross-process timing test): every Watermark on the partials topic (per source partition, with the
+ * wall-clock time it was read) and when the first result of each window arrived on the results
+ * topic. Reads both topics from their end, {@code read_committed} (what readers see), without a
+ * consumer group, on its own thread; {@link #close} stops it.
  */
-final class StreamWatch implements AutoCloseable {
+public final class StreamWatch implements AutoCloseable {
 
-  /** A Watermark and when it was read. */
-  record Seen(long seenMs, Watermark watermark) {}
+  /**
+   * A Watermark and when it was read.
+   *
+   * @param seenMs wall clock when it was read
+   * @param watermark the message
+   */
+  public record Seen(long seenMs, Watermark watermark) {}
 
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final String partials;
@@ -39,7 +45,7 @@ final class StreamWatch implements AutoCloseable {
   private volatile boolean closed;
   private volatile Throwable failure;
 
-  StreamWatch(String bootstrap, String partials, String results) {
+  public StreamWatch(String bootstrap, String partials, String results) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -47,6 +53,7 @@ final class StreamWatch implements AutoCloseable {
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     consumer = new KafkaConsumer<>(props);
     this.partials = partials;
     List<TopicPartition> all = new ArrayList<>();
@@ -57,14 +64,14 @@ final class StreamWatch implements AutoCloseable {
     }
     consumer.assign(all);
     consumer.seekToEnd(all);
-    all.forEach(consumer::position);
-    thread = new Thread(this::run, "stream-watch");
+    all.forEach(consumer::position); // resolve the end now, not at the first poll
+    thread = new Thread(this::run, "stream-watch-" + partials);
     thread.setDaemon(true);
     thread.start();
   }
 
   /** The Watermarks of {@code sourcePartition} so far, in arrival order. */
-  List<Seen> watermarks(int sourcePartition) {
+  public List<Seen> watermarks(int sourcePartition) {
     check();
     List<Seen> seen = watermarks.get(sourcePartition);
     if (seen == null) {
@@ -75,14 +82,28 @@ final class StreamWatch implements AutoCloseable {
     }
   }
 
+  /** The highest (not idle) watermark of {@code sourcePartition} read at or before {@code atMs}. */
+  public Optional<Long> watermarkAt(int sourcePartition, long atMs) {
+    return watermarks(sourcePartition).stream()
+        .filter(s -> s.seenMs() <= atMs && !s.watermark().idle())
+        .map(s -> s.watermark().watermarkMs())
+        .max(Long::compare);
+  }
+
   /** When the first result of the window starting at {@code windowStartMs} was read. */
-  Optional<Long> firstResult(long windowStartMs) {
+  public Optional<Long> firstResult(long windowStartMs) {
     check();
     return Optional.ofNullable(firstResultMs.get(windowStartMs));
   }
 
+  /** The first window starting at or after {@code windowStartMs} with a result, and when. */
+  public Optional<Map.Entry<Long, Long>> firstResultFrom(long windowStartMs) {
+    check();
+    return Optional.ofNullable(firstResultMs.ceilingEntry(windowStartMs));
+  }
+
   /** Every window start with a result so far → when its first result was read. */
-  Map<Long, Long> firstResults() {
+  public Map<Long, Long> firstResults() {
     check();
     return Map.copyOf(firstResultMs);
   }
