@@ -119,6 +119,7 @@ final class PartitionOwnership<T extends PartitionTask> {
     long lastActivityMs;
     long lastCreatedMs;
     Future<Outcome> checkpointInFlight;
+    boolean cacheInFlight; // exactly_once: the store's copy of a committed checkpoint
     TransactionalSender.Channel channel; // exactly_once: the partition's producer
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
 
@@ -703,7 +704,8 @@ final class PartitionOwnership<T extends PartitionTask> {
    * {@code exactly_once}: one transaction. What the task emitted before the snapshot is in the
    * partition's transaction; what it emits from now on is held until the next one begins. On the
    * partition's producer chain: flush; abort if a record failed; else the checkpoint record, the
-   * input offset with its pointer, commit; then the store's copy and a new transaction.
+   * input offset with its pointer, commit; then a new transaction, and the store's copy in the
+   * background ({@link #cacheInBackground}).
    */
   private Future<Outcome> commit(Owned o, String id, Checkpoint cp, long snapshotNs) {
     TransactionalSender.Channel channel = o.channel;
@@ -747,9 +749,6 @@ final class PartitionOwnership<T extends PartitionTask> {
               checkpointDuration.record(
                   snapshotNs + System.nanoTime() - commitStartNs, TimeUnit.NANOSECONDS);
               checkpointSize.record(cp.state().length);
-              if (!cacheQuietly(o, id, cp)) {
-                return Outcome.FENCED;
-              }
               try {
                 producer.beginTransaction();
               } catch (RuntimeException e) {
@@ -761,8 +760,36 @@ final class PartitionOwnership<T extends PartitionTask> {
             outcome -> {
               if (outcome == Outcome.SAVED) {
                 channel.release();
+                cacheInBackground(o, id, cp);
               }
             });
+  }
+
+  /**
+   * {@code exactly_once}: the store's copy of a committed checkpoint, written off the partition's
+   * producer chain so that a slow or unreachable store (a Hazelcast member paused or cut off) never
+   * holds the partition's outputs back: the copy only saves the next restore a read of the
+   * checkpoint topic, which the committed pointer names anyway. At most one copy per partition is
+   * in flight; a later checkpoint's copy replaces a skipped one. A store that refuses the copy
+   * holds a newer epoch: the partition is fenced (its producer is fenced at the broker too).
+   */
+  private void cacheInBackground(Owned o, String id, Checkpoint cp) {
+    context.runOnContext(
+        v -> {
+          if (o.cacheInFlight) {
+            return;
+          }
+          o.cacheInFlight = true;
+          vertx
+              .executeBlocking(() -> cacheQuietly(o, id, cp), false)
+              .onComplete(
+                  ar -> {
+                    o.cacheInFlight = false;
+                    if (ar.succeeded() && !ar.result() && current(o)) {
+                      fenced(o, "the checkpoint store holds a newer epoch");
+                    }
+                  });
+        });
   }
 
   /**

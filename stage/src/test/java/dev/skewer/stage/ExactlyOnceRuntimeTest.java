@@ -9,7 +9,9 @@ import io.vertx.core.Future;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -75,7 +77,7 @@ class ExactlyOnceRuntimeTest {
       Checkpoint logged = Checkpoint.decode(checkpoints.get(0).value());
       assertThat(pointer.names(logged)).isTrue();
       assertThat(CountingTask.countIn(logged)).isEqualTo(3);
-      assertThat(h.checkpoint(0)).as("the store's copy").contains(logged);
+      await().until(() -> h.checkpoint(0).equals(Optional.of(logged))); // the store's copy
 
       // and the later outputs go into the next transaction
       await()
@@ -83,6 +85,54 @@ class ExactlyOnceRuntimeTest {
               () ->
                   keys(h.transactions.uncommitted(CountingTask.OUT))
                       .equals(List.of("0/3/1", "0/4/1")));
+    }
+  }
+
+  /**
+   * The store's copy of a committed checkpoint is only a cache: a store that hangs (a Hazelcast
+   * member paused or cut off, as in a cross-process run where every process stalled behind one)
+   * must not hold the partition's outputs back.
+   */
+  @Test
+  void shouldKeepCommittingWhileTheStoresCopyHangs() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      LoggedCheckpointStore store = (LoggedCheckpointStore) h.store;
+      CountDownLatch storeBack = new CountDownLatch(1);
+      store.copiesHeldUntil = storeBack;
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // given a committed checkpoint whose copy in the store hangs
+      h.append(0, 2);
+      await().until(() -> h.task(0).map(t -> t.count == 2).orElse(false));
+      h.runtime.checkpointNow();
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+      await().until(() -> store.copiesStarted.get() == 1);
+
+      // when more records arrive and the next checkpoints commit
+      h.append(0, 3);
+      await().until(() -> h.task(0).map(t -> t.count == 5).orElse(false));
+      h.runtime.checkpointNow();
+      await().until(() -> h.sent(CountingTask.OUT).size() == 5);
+      h.append(0, 1);
+      await().until(() -> h.task(0).map(t -> t.count == 6).orElse(false));
+      h.runtime.checkpointNow();
+
+      // then every output is committed with its input offset although the store never answered,
+      // and no second copy piles up behind the first
+      await().until(() -> h.sent(CountingTask.OUT).size() == 6);
+      await().until(() -> h.committed(0).map(c -> c.offset() == 6).orElse(false));
+      assertThat(store.copiesStarted.get()).isEqualTo(1);
+      assertThat(h.checkpoint(0)).isEmpty();
+
+      // and once the store answers, the next checkpoint's copy lands
+      storeBack.countDown();
+      h.append(0, 1);
+      await().until(() -> h.task(0).map(t -> t.count == 7).orElse(false));
+      h.runtime.checkpointNow();
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 7).orElse(false));
+      assertThat(h.task(0).orElseThrow().epoch).as("never fenced").isEqualTo(1);
     }
   }
 

@@ -5,6 +5,7 @@ import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -23,6 +24,8 @@ final class LoggedCheckpointStore implements CheckpointStore {
   private final FakeTransactions broker;
   final AtomicInteger reads = new AtomicInteger();
   volatile boolean dropCopies;
+  volatile CountDownLatch copiesHeldUntil; // non-null: copies wait for it (a store that hangs)
+  final AtomicInteger copiesStarted = new AtomicInteger();
 
   LoggedCheckpointStore(FakeTransactions broker) {
     this.broker = broker;
@@ -50,6 +53,16 @@ final class LoggedCheckpointStore implements CheckpointStore {
 
   @Override
   public boolean cache(String id, Checkpoint checkpoint) {
+    copiesStarted.incrementAndGet();
+    CountDownLatch held = copiesHeldUntil;
+    if (held != null) {
+      try {
+        held.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
     return dropCopies
         ? delegate.currentEpoch(id) <= checkpoint.epoch()
         : delegate.save(id, checkpoint);
