@@ -10,6 +10,7 @@ import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,8 +41,12 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /** The smallest watermark of the owned partitions' behind the wall clock (a gauge, seconds). */
   protected final AtomicLong watermarkLagMs = new AtomicLong();
 
+  /** Threads of the verticle's own pool for {@link #offLoopOnce} jobs. */
+  public static final int SIDE_JOB_THREADS = 2;
+
   private final List<Long> timers = new ArrayList<>();
   private final Set<String> inFlight = new HashSet<>();
+  private WorkerExecutor sideJobs; // periodic off-loop jobs: never on the runtime's workers
   private volatile PartitionRuntime<T> runtime;
 
   protected StageVerticle(StageServices services) {
@@ -88,14 +93,22 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /**
    * Runs {@code blocking} on a worker unless the previous job named {@code kind} is still running
    * (then nothing happens), and {@code done} on the event loop when it completes. For periodic
-   * reads and writes of shared state that must not pile up behind a slow store.
+   * reads and writes of shared state that must not pile up behind a slow store. The workers are the
+   * verticle's own ({@value #SIDE_JOB_THREADS} threads), not the pool the runtime's sends, commits
+   * and checkpoints run on: a store that hangs (a Hazelcast member paused or being removed) can
+   * stall these jobs, never the partitions.
    */
   protected final <R> void offLoopOnce(
       String kind, Callable<R> blocking, Handler<AsyncResult<R>> done) {
     if (!inFlight.add(kind)) {
       return;
     }
-    vertx
+    if (sideJobs == null) {
+      sideJobs =
+          vertx.createSharedWorkerExecutor(
+              "skewer-side-jobs-" + System.identityHashCode(this), SIDE_JOB_THREADS);
+    }
+    sideJobs
         .executeBlocking(blocking, false)
         .onComplete(
             ar -> {
@@ -143,7 +156,14 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
     timers.forEach(vertx::cancelTimer);
     timers.clear();
     Future<Void> stopped = runtime == null ? Future.succeededFuture() : runtime.stop();
-    return stopped.eventually(this::stopped);
+    return stopped
+        .eventually(this::stopped)
+        .eventually(
+            () -> {
+              WorkerExecutor w = sideJobs;
+              sideJobs = null;
+              return w == null ? Future.succeededFuture() : w.close();
+            });
   }
 
   /** What the subclass closes after the runtime stopped; nothing by default. */

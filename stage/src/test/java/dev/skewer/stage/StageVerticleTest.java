@@ -8,6 +8,7 @@ import dev.skewer.core.frontier.Frontier;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -74,6 +75,47 @@ class StageVerticleTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> probe.completions.get() == 2);
     assertThat(probe.blockingRuns).hasValue(2);
     vertx.undeploy(id).await();
+  }
+
+  /**
+   * Side jobs that hang (a Hazelcast member paused: hot-key reports, frontier reads) must not take
+   * the workers the runtime's sends, commits and checkpoints need. A cross-process run stalled
+   * every partition of a node this way: four hung hot-key reports held its four workers.
+   */
+  @Test
+  void shouldRunBlockingJobsOffThePoolTheRuntimeUses() throws Exception {
+    Vertx small = Vertx.vertx(new VertxOptions().setWorkerPoolSize(1));
+    try {
+      Probe probe = new Probe();
+      String id = small.deployVerticle(probe).await();
+      CountDownLatch hung = new CountDownLatch(1);
+      AtomicInteger started = new AtomicInteger();
+      for (String kind : new String[] {"reports", "frontier", "limits"}) {
+        small.runOnContext(
+            v ->
+                probe.offLoopOnce(
+                    kind,
+                    () -> {
+                      started.incrementAndGet();
+                      return hung.await(30, TimeUnit.SECONDS);
+                    },
+                    ar -> {}));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> started.get() >= 1);
+
+      // the pool's only worker is still free for the runtime
+      assertThat(
+              small
+                  .executeBlocking(() -> "runtime work", false)
+                  .toCompletionStage()
+                  .toCompletableFuture()
+                  .get(5, TimeUnit.SECONDS))
+          .isEqualTo("runtime work");
+      hung.countDown();
+      small.undeploy(id).await();
+    } finally {
+      small.close().await();
+    }
   }
 
   @Test

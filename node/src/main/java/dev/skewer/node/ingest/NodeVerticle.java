@@ -158,11 +158,17 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
 
   /** Re-reads the side topics' limits (a changed topic configuration takes effect here). */
   private void refreshSideLimits() {
-    vertx
-        .executeBlocking(this::readSideLimits, false)
-        .onSuccess(this::applySideLimits)
-        .onFailure(
-            e -> LOG.warn("node={} cannot read the side topics' limits: {}", settings.nodeId(), e));
+    offLoopOnce(
+        "side limits",
+        this::readSideLimits,
+        ar -> {
+          if (ar.succeeded()) {
+            applySideLimits(ar.result());
+          } else {
+            LOG.warn(
+                "node={} cannot read the side topics' limits: {}", settings.nodeId(), ar.cause());
+          }
+        });
   }
 
   private int partitionsOf(String topic) {
@@ -220,15 +226,18 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
     if (reports.isEmpty()) {
       return;
     }
-    vertx
-        .executeBlocking(
-            () -> {
-              IMap<String, byte[]> map =
-                  hazelcast.getMap(JobNames.of(settings.job()).hotKeyReportsMap());
-              reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
-              return null;
-            },
-            false)
-        .onFailure(e -> LOG.debug("node={} hot-key report failed", settings.nodeId(), e));
+    offLoopOnce(
+        "hot-key reports",
+        () -> {
+          IMap<String, byte[]> map =
+              hazelcast.getMap(JobNames.of(settings.job()).hotKeyReportsMap());
+          reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
+          return null;
+        },
+        ar -> {
+          if (ar.failed()) {
+            LOG.debug("node={} hot-key report failed", settings.nodeId(), ar.cause());
+          }
+        });
   }
 }
