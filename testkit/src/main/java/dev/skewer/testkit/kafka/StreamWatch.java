@@ -18,7 +18,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A running job seen from the outside, for failover timings (the failover bench and the
@@ -46,14 +45,8 @@ public final class StreamWatch implements AutoCloseable {
   private volatile Throwable failure;
 
   public StreamWatch(String bootstrap, String partials, String results) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    Properties props = TopicReader.readerProps(bootstrap);
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     consumer = new KafkaConsumer<>(props);
     this.partials = partials;
     List<TopicPartition> all = new ArrayList<>();

@@ -26,12 +26,10 @@ public final class TopicReader {
   private TopicReader() {}
 
   /**
-   * Every record of {@code topic} up to the end offsets at call time.
-   *
-   * @throws IllegalStateException if the topic does not exist or the end is not reached in time
+   * A group-less reader's configuration: byte arrays, no commits, {@code read_committed} (what
+   * readers see).
    */
-  public static List<ConsumerRecord<byte[], byte[]>> readAll(
-      String bootstrap, String topic, Duration timeout) {
+  static Properties readerProps(String bootstrap) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -39,6 +37,17 @@ public final class TopicReader {
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    return props;
+  }
+
+  /**
+   * Every record of {@code topic} up to the end offsets at call time.
+   *
+   * @throws IllegalStateException if the topic does not exist or the end is not reached in time
+   */
+  public static List<ConsumerRecord<byte[], byte[]>> readAll(
+      String bootstrap, String topic, Duration timeout) {
+    Properties props = readerProps(bootstrap);
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
     props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
     long deadline = System.nanoTime() + timeout.toNanos();
