@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>Rebalance callbacks run on this thread: assignments and losses are forwarded to the event
  * loop; a revocation waits (bounded) until the event loop has checkpointed the revoked partitions,
  * running queued commands meanwhile, so their last state is stored before another member takes
- * them.
+ * them. {@link #confirmMembership} asks the group for a rebalance and completes after its
+ * assignment has reached the event loop: a member paused for longer than its session learns there,
+ * from the group, that its partitions are lost.
  */
 final class ConsumerLoop {
 
@@ -99,6 +101,7 @@ final class ConsumerLoop {
   private final Set<TopicPartition> assigned = new HashSet<>();
   private final Set<TopicPartition> held = new HashSet<>();
   private final Map<Integer, Integer> generations = new HashMap<>();
+  private final Queue<Promise<Void>> membershipWaiters = new ConcurrentLinkedQueue<>();
   private boolean pausedForBackPressure;
   private Metric connectionCount;
   private boolean connectionMetricLooked;
@@ -182,6 +185,25 @@ final class ConsumerLoop {
           int generation = generations.merge(partition, 1, Integer::sum);
           return new Position(generation, position);
         });
+  }
+
+  /**
+   * Asks the group to rebalance; completes on the runtime's context once the assignment that
+   * rebalance gives has been handed to the handler. By then a member the group had already dropped
+   * (paused past its session timeout) has had its partitions reported lost, and one still in the
+   * group has them confirmed. With the cooperative assignor a member keeps its partitions through
+   * such a rebalance. Requests made while one is pending share it.
+   */
+  Future<Void> confirmMembership() {
+    Promise<Void> confirmed = Promise.promise();
+    submit(
+            c -> {
+              membershipWaiters.add(confirmed);
+              c.enforceRebalance("a partition's producer or checkpoint was fenced");
+              return null;
+            })
+        .onFailure(confirmed::tryFail);
+    return confirmed.future();
   }
 
   /**
@@ -317,7 +339,12 @@ final class ConsumerLoop {
       }
       terminated = true;
       runCommands();
-      context.runOnContext(v -> closed.tryComplete());
+      List<Promise<Void>> waiting = drainMembershipWaiters();
+      context.runOnContext(
+          v -> {
+            waiting.forEach(w -> w.tryFail("the consumer is closed"));
+            closed.tryComplete();
+          });
     }
   }
 
@@ -409,6 +436,15 @@ final class ConsumerLoop {
     }
   }
 
+  private List<Promise<Void>> drainMembershipWaiters() {
+    List<Promise<Void>> drained = new ArrayList<>();
+    Promise<Void> w;
+    while ((w = membershipWaiters.poll()) != null) {
+      drained.add(w);
+    }
+    return drained;
+  }
+
   private TopicPartition tp(int partition) {
     return new TopicPartition(topic, partition);
   }
@@ -447,7 +483,12 @@ final class ConsumerLoop {
       held.addAll(mine);
       consumer.pause(mine); // until restored
       Set<Integer> ids = ids(mine, topic);
-      context.runOnContext(v -> handler.assigned(ids));
+      List<Promise<Void>> confirmed = drainMembershipWaiters();
+      context.runOnContext(
+          v -> {
+            handler.assigned(ids);
+            confirmed.forEach(Promise::tryComplete);
+          });
     }
 
     @Override

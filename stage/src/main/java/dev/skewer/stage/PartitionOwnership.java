@@ -23,6 +23,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
@@ -66,9 +67,13 @@ import org.slf4j.LoggerFactory;
  *       readers never saw it).
  *   <li><b>Fencing.</b> When the store refuses a checkpoint because a newer epoch owns the
  *       partition, or the broker refuses the partition's producer ({@code ProducerFencedException},
- *       {@code InvalidProducerEpochException}), this owner was a zombie: its task is dropped; if
- *       the group still assigns the partition here (the newer owner lost it), it is taken over
- *       again.
+ *       {@code InvalidProducerEpochException}), or the group refuses a transaction's offsets for a
+ *       stale generation ({@code CommitFailedException}), this owner was a zombie: its task is
+ *       dropped. If the partition still looks assigned here, the group is asked first ({@link
+ *       ConsumerLoop#confirmMembership}, a rebalance): a member paused past its session learns
+ *       there that its partitions are lost and takes nothing over — retaking at once would fence
+ *       the real owner in turn — while one still in the group keeps the partition and takes it over
+ *       again (the newer owner had lost it).
  *   <li><b>Repeated failures</b> (restore, rewind, fencing) of one partition are retried with a
  *       delay doubling from 1 s to 60 s, and the partition counts as failing (not ready) until a
  *       checkpoint beyond the offset where it last failed is stored: a persistent failure ends in a
@@ -538,18 +543,38 @@ final class PartitionOwnership<T extends PartitionTask> {
         why);
     owned.remove(o.partition);
     closeTask(o);
-    if (assignedByGroup.contains(o.partition)) {
-      // the group still gives us the partition: the newer epoch belonged to an owner that lost
-      // it (a restore that raced a rebalance, a healed split brain); take it over again
-      LOG.warn(
-          "{}={} partition={} is still assigned here: taking it over again",
-          settings.stage(),
-          settings.instanceId(),
-          o.partition);
-      retryIfAssigned(o, "fenced");
-    } else {
+    if (!assignedByGroup.contains(o.partition)) {
       failures.remove(o.partition);
+      return;
     }
+    // As far as this member knows the group still gives it the partition. Either the newer owner
+    // lost it again (a restore that raced a rebalance, a healed split) or this member is the
+    // zombie: paused past its session, it has not yet heard that the group moved the partition.
+    // Taking it over now would fence the real owner in turn, so ask the group first; a zombie
+    // learns there that its partitions are lost, a member still in the group keeps them.
+    LOG.warn(
+        "{}={} partition={} still looks assigned here: confirming with the group before taking it"
+            + " over again",
+        settings.stage(),
+        settings.instanceId(),
+        o.partition);
+    int partition = o.partition;
+    loop.hold(partition);
+    loop.confirmMembership()
+        .onComplete(
+            ar -> {
+              if (owned.containsKey(partition)) {
+                return; // the group's answer was a fresh assignment, already taken over
+              }
+              if (ar.succeeded() && assignedByGroup.contains(partition)) {
+                LOG.warn(
+                    "{}={} partition={} is still assigned here: taking it over again",
+                    settings.stage(),
+                    settings.instanceId(),
+                    partition);
+              }
+              retryIfAssigned(o, "fenced");
+            });
   }
 
   private void retryIfAssigned(Owned o, String why) {
@@ -833,10 +858,16 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
   }
 
-  /** Whether the broker fenced a producer: a newer producer with its transactional id exists. */
+  /**
+   * Whether the broker fenced this owner: a newer producer with its transactional id exists, or the
+   * group refused the transaction's input offsets because this member's generation is stale (the
+   * group moved the partition while this member was paused).
+   */
   static boolean isFenced(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
+      if (t instanceof ProducerFencedException
+          || t instanceof InvalidProducerEpochException
+          || t instanceof CommitFailedException) {
         return true;
       }
       if (t.getCause() == t) {

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -184,8 +185,16 @@ class ExactlyOnceRuntimeTest {
       h.transactions.latest(0).fenceByBroker();
       h.append(0, 1);
 
-      // then its send is refused, the partition fenced and, still assigned here, taken over again
-      // from the committed checkpoint under a new epoch
+      // then its send is refused and the partition fenced; before taking it over again (which
+      // would fence the other producer in turn) the group is asked whether it is still ours
+      await().until(() -> h.consumer.shouldRebalance());
+      Thread.sleep(300);
+      assertThat(h.tasks).hasSize(1);
+
+      // and, the group's rebalance leaving it here, it is taken over again from the committed
+      // checkpoint under a new epoch
+      h.consumer.resetShouldRebalance();
+      h.assign(0);
       await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 3);
       CountingTask retaken = h.task(0).orElseThrow();
       assertThat(retaken.epoch).isEqualTo(2);
@@ -194,6 +203,44 @@ class ExactlyOnceRuntimeTest {
       h.runtime.checkpointNow();
       await().until(() -> h.sent(CountingTask.OUT).size() == 3);
       assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1", "0/2/2");
+    }
+  }
+
+  /**
+   * A member paused past its session comes back still holding its partitions' producers. The group
+   * refuses its transaction's offsets (a stale generation): it is fenced, and must not take the
+   * partition over again — a new producer would fence the real owner's — unless the group confirms
+   * the partition is still its own.
+   */
+  @Test
+  void shouldAskTheGroupBeforeRetakingWhenItsOffsetsAreRefusedForAStaleGeneration()
+      throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.task(0).orElseThrow().count == 2);
+      FakeTransactions.Producer zombie = h.transactions.latest(0);
+
+      // when the group refuses the transaction's offsets: this member's generation is stale
+      zombie.sendOffsetsToTransactionException =
+          new CommitFailedException("the group has moved on to a newer generation");
+      h.runtime.checkpointNow();
+
+      // then the partition is fenced (not rewound) and the group is asked
+      await().until(() -> h.consumer.shouldRebalance());
+      assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isEqualTo(1);
+      assertThat(h.registry.get(StageMetrics.REWINDS).counter().count()).isZero();
+
+      // and when the group's answer is that the partition is gone, nothing is taken over: no new
+      // producer fences the real owner's, nothing this member processed is visible
+      h.assign();
+      Thread.sleep(500);
+      assertThat(h.transactions.latest(0)).isSameAs(zombie);
+      assertThat(h.tasks).hasSize(1);
+      assertThat(h.runtime.ownedPartitions()).isEmpty();
+      assertThat(h.sent(CountingTask.OUT)).isEmpty();
     }
   }
 

@@ -224,8 +224,17 @@ class PartitionRuntimeTest {
       long other = store.nextEpoch("test/in/0");
       store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
 
-      // then our next checkpoint is refused (fenced) and, since the group still assigns the
-      // partition here, it is taken over again under epoch 3 from the other owner's checkpoint
+      // then our next checkpoint is refused (fenced) and, since the partition still looks
+      // assigned here, the group is asked before anything is taken over
+      await().until(() -> h.consumer.shouldRebalance());
+      assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isEqualTo(1);
+      Thread.sleep(300);
+      assertThat(h.tasks).hasSize(1);
+
+      // and when the group's rebalance leaves the partition here, it is taken over again under
+      // epoch 3 from the other owner's checkpoint
+      h.consumer.resetShouldRebalance();
+      h.assign(0);
       await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().activated);
       CountingTask retaken = h.task(0).orElseThrow();
       assertThat(retaken.epoch).isEqualTo(3);
@@ -239,6 +248,38 @@ class PartitionRuntimeTest {
       for (int i = 0; i < calls.size(); i++) {
         assertThat(calls.get(i)).isEqualTo(i % 2 == 0 ? "snapshot" : "checkpointed");
       }
+    }
+  }
+
+  @Test
+  void shouldTakeNothingOverWhenTheGroupNoLongerAssignsAFencedPartition() throws Exception {
+    InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
+
+      // when this member was paused past its session and the group gave the partition to another
+      // owner, which took epoch 2: this member's next checkpoint is refused
+      long other = store.nextEpoch("test/in/0");
+      store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+      await().until(() -> h.consumer.shouldRebalance());
+
+      // and the group's answer is that the partition is no longer this member's
+      h.assign();
+
+      // then it takes nothing over: the other owner's epoch stays the newest, nothing more is
+      // restored or sent, and the partition is not counted as failing
+      Thread.sleep(500);
+      assertThat(h.tasks).hasSize(1);
+      assertThat(h.tasks.get(0).closed).isTrue();
+      assertThat(h.runtime.ownedPartitions()).isEmpty();
+      assertThat(store.load("test/in/0").orElseThrow().epoch()).isEqualTo(other);
+      assertThat(store.nextEpoch("test/in/0")).isEqualTo(other + 1);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/1", "0/1/1");
+      assertThat(h.runtime.readiness().ready()).isTrue();
     }
   }
 
