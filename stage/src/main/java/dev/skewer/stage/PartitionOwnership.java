@@ -560,18 +560,24 @@ final class PartitionOwnership<T extends PartitionTask> {
         o.partition);
     int partition = o.partition;
     loop.hold(partition);
+    // a group that never answers (a consumer protocol without enforced rebalances) must not leave
+    // the partition unowned: after the revoke timeout, retake as far as this member knows
     loop.confirmMembership()
+        .timeout(settings.revokeTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .onComplete(
             ar -> {
               if (owned.containsKey(partition)) {
                 return; // the group's answer was a fresh assignment, already taken over
               }
-              if (ar.succeeded() && assignedByGroup.contains(partition)) {
+              if (assignedByGroup.contains(partition) && !stopping) {
                 LOG.warn(
-                    "{}={} partition={} is still assigned here: taking it over again",
+                    "{}={} partition={} is still assigned here ({}): taking it over again",
                     settings.stage(),
                     settings.instanceId(),
-                    partition);
+                    partition,
+                    ar.succeeded()
+                        ? "the group confirmed it"
+                        : "the group did not answer: " + ar.cause());
               }
               retryIfAssigned(o, "fenced");
             });

@@ -16,7 +16,9 @@ import java.util.Objects;
  * @param tickInterval how often tasks are ticked
  * @param checkpointInterval how often each owned partition is checkpointed
  * @param pollTimeout how long one poll waits for records
- * @param revokeTimeout how long a rebalance waits for the final checkpoints of revoked partitions
+ * @param revokeTimeout how long a rebalance waits for the final checkpoints of revoked partitions,
+ *     and how long a fenced owner waits for the group's answer before it takes a partition that
+ *     still looks assigned over again
  * @param guarantee {@code at_least_once}: one idempotent producer, checkpoints stored after the
  *     outputs they cover are acknowledged; {@code exactly_once}: one transactional producer per
  *     owned partition, each checkpoint one transaction (see {@link PartitionRuntime})

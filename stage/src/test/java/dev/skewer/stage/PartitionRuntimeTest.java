@@ -284,6 +284,43 @@ class PartitionRuntimeTest {
   }
 
   @Test
+  void shouldTakeAFencedPartitionOverAgainWhenTheGroupDoesNotAnswerWithinTheRevokeTimeout()
+      throws Exception {
+    InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      StageSettings s = RuntimeHarness.settings(Duration.ofMillis(100), 1_000);
+      h.start(
+          new StageSettings(
+              s.stage(),
+              s.instanceId(),
+              s.inputTopic(),
+              s.checkpointPrefix(),
+              s.startFromLatest(),
+              s.maxPendingRecords(),
+              s.tickInterval(),
+              s.checkpointInterval(),
+              s.pollTimeout(),
+              Duration.ofSeconds(1)));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
+
+      // when it is fenced and the group never answers the rebalance it asks for (a consumer
+      // protocol that does not support enforced rebalances)
+      long other = store.nextEpoch("test/in/0");
+      store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+      await().until(() -> h.consumer.shouldRebalance());
+
+      // then, after the revoke timeout, the partition it still believes assigned is taken over
+      // again rather than left unowned
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().activated);
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(3);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+    }
+  }
+
+  @Test
   void shouldDiscardARestoreWhenThePartitionIsRevokedMeanwhile() throws Exception {
     CountDownLatch restoring = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
