@@ -207,6 +207,34 @@ final class ConsumerLoop {
   }
 
   /**
+   * Completes on the runtime's context once this consumer holds an assignment of a generation other
+   * than {@code staleGeneration} — at once if it already does, else after its next assignment has
+   * been handed to the handler. Used when the group refused offsets for a stale generation: a
+   * rebalance is under way (or this member was dropped, and learns so at its next heartbeat), and
+   * its outcome says whether the partition is still this member's. Enforces no rebalance. Thread-
+   * safe.
+   */
+  Future<Void> awaitAssignmentAfter(int staleGeneration) {
+    Promise<Void> assigned = Promise.promise();
+    submit(
+            c -> {
+              if (c.groupMetadata().generationId() != staleGeneration) {
+                return true; // the assignment of the newer generation was handed over already
+              }
+              membershipWaiters.add(assigned);
+              return false;
+            })
+        .onSuccess(
+            already -> {
+              if (already) {
+                assigned.tryComplete();
+              }
+            })
+        .onFailure(assigned::tryFail);
+    return assigned.future();
+  }
+
+  /**
    * Commits consumer offsets (so lag is visible to Kafka's tools), with their metadata; partitions
    * no longer assigned are left out.
    */

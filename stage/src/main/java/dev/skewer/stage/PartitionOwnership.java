@@ -67,13 +67,16 @@ import org.slf4j.LoggerFactory;
  *       readers never saw it).
  *   <li><b>Fencing.</b> When the store refuses a checkpoint because a newer epoch owns the
  *       partition, or the broker refuses the partition's producer ({@code ProducerFencedException},
- *       {@code InvalidProducerEpochException}), or the group refuses a transaction's offsets for a
- *       stale generation ({@code CommitFailedException}), this owner was a zombie: its task is
- *       dropped. If the partition still looks assigned here, the group is asked first ({@link
+ *       {@code InvalidProducerEpochException}), this owner was a zombie: its task is dropped. If
+ *       the partition still looks assigned here, the group is asked first ({@link
  *       ConsumerLoop#confirmMembership}, a rebalance): a member paused past its session learns
  *       there that its partitions are lost and takes nothing over — retaking at once would fence
  *       the real owner in turn — while one still in the group keeps the partition and takes it over
- *       again (the newer owner had lost it).
+ *       again (the newer owner had lost it). When the group refuses a transaction's offsets for a
+ *       stale generation ({@code CommitFailedException}: a rebalance is under way, or this member
+ *       was dropped), the transaction is aborted and the partition rewound, but taken over again
+ *       only once this member has the newer generation's assignment ({@link
+ *       ConsumerLoop#awaitAssignmentAfter}), without enforcing another rebalance.
  *   <li><b>Repeated failures</b> (restore, rewind, fencing) of one partition are retried with a
  *       delay doubling from 1 s to 60 s, and the partition counts as failing (not ready) until a
  *       checkpoint beyond the offset where it last failed is stored: a persistent failure ends in a
@@ -105,6 +108,11 @@ final class PartitionOwnership<T extends PartitionTask> {
     LOST_SEND,
     /** {@code exactly_once}: the transaction could not be committed and was aborted. */
     ABORTED,
+    /**
+     * {@code exactly_once}: the group refused the transaction's offsets for a stale generation (a
+     * rebalance moved on, or this member was dropped); the transaction was aborted.
+     */
+    GROUP_MOVED,
     /** {@code at_least_once}: the store failed; the partition rewinds to its last stored one. */
     FAILED
   }
@@ -125,6 +133,7 @@ final class PartitionOwnership<T extends PartitionTask> {
     long lastCreatedMs;
     Future<Outcome> checkpointInFlight;
     boolean cacheInFlight; // exactly_once: the store's copy of a committed checkpoint
+    volatile int refusedGeneration; // exactly_once: the generation of the offsets last sent
     TransactionalSender.Channel channel; // exactly_once: the partition's producer
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
 
@@ -558,11 +567,46 @@ final class PartitionOwnership<T extends PartitionTask> {
         settings.stage(),
         settings.instanceId(),
         o.partition);
+    retakeOnceTheGroupAnswers(o, "fenced", loop.confirmMembership());
+  }
+
+  /**
+   * {@code exactly_once}: the group refused the transaction's offsets for a stale generation. A
+   * rebalance is under way (other members' commits meet this whenever one starts) — or this member
+   * was dropped and has not heard yet. The transaction is aborted; the partition is taken over
+   * again from its last commit once this member's consumer has the assignment of the newer
+   * generation, never before: a retake creates a producer, which would fence the real owner's if
+   * the partition moved. No rebalance is enforced (one is under way already).
+   */
+  private void groupMoved(Owned o) {
+    if (!current(o)) {
+      return;
+    }
+    rewinds.increment();
+    LOG.warn(
+        "{}={} partition={} epoch={}: the group refused its offsets (generation {} is stale: a"
+            + " rebalance moved on); rewinding once the group's new assignment is known",
+        settings.stage(),
+        settings.instanceId(),
+        o.partition,
+        o.epoch,
+        o.refusedGeneration);
+    owned.remove(o.partition);
+    closeTask(o);
+    retakeOnceTheGroupAnswers(
+        o, "the group refused its offsets", loop.awaitAssignmentAfter(o.refusedGeneration));
+  }
+
+  /**
+   * Holds a dropped partition and takes it over again only once {@code answer} — the group's
+   * assignment — is in, and only if it still assigns the partition here. A group that never answers
+   * (a consumer protocol without enforced rebalances) must not leave the partition unowned: after
+   * the revoke timeout it is taken over as far as this member knows.
+   */
+  private void retakeOnceTheGroupAnswers(Owned o, String why, Future<Void> answer) {
     int partition = o.partition;
     loop.hold(partition);
-    // a group that never answers (a consumer protocol without enforced rebalances) must not leave
-    // the partition unowned: after the revoke timeout, retake as far as this member knows
-    loop.confirmMembership()
+    answer
         .timeout(settings.revokeTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .onComplete(
             ar -> {
@@ -579,7 +623,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                         ? "the group confirmed it"
                         : "the group did not answer: " + ar.cause());
               }
-              retryIfAssigned(o, "fenced");
+              retryIfAssigned(o, why);
             });
   }
 
@@ -632,6 +676,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                   case LOST_SEND ->
                       rewind(o, "a produced record was lost since the last checkpoint");
                   case ABORTED -> rewind(o, "its transaction could not be committed");
+                  case GROUP_MOVED -> groupMoved(o);
                   case FAILED ->
                       // the task went on from a state no checkpoint holds; going back to the last
                       // stored one keeps every later replay identical to what is processed now
@@ -760,12 +805,17 @@ final class PartitionOwnership<T extends PartitionTask> {
                         .toCompletionStage()
                         .toCompletableFuture()
                         .get(settings.revokeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                o.refusedGeneration = group.generationId();
                 producer.sendOffsetsToTransaction(
                     Map.of(input, new OffsetAndMetadata(cp.nextOffset(), pointer.encode())), group);
                 producer.commitTransaction();
               } catch (Exception e) {
                 if (isFenced(e)) {
                   return Outcome.FENCED;
+                }
+                if (isStaleGeneration(e)) {
+                  abortQuietly(producer);
+                  return Outcome.GROUP_MOVED;
                 }
                 LOG.warn(
                     "{}={} partition={} epoch={}: committing its transaction failed; aborting: {}",
@@ -864,16 +914,26 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
   }
 
-  /**
-   * Whether the broker fenced this owner: a newer producer with its transactional id exists, or the
-   * group refused the transaction's input offsets because this member's generation is stale (the
-   * group moved the partition while this member was paused).
-   */
+  /** Whether the broker fenced a producer: a newer producer with its transactional id exists. */
   static boolean isFenced(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ProducerFencedException
-          || t instanceof InvalidProducerEpochException
-          || t instanceof CommitFailedException) {
+      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether the group refused a transaction's offsets because this member's generation is stale: a
+   * rebalance is under way, or the group dropped this member (paused past its session).
+   */
+  static boolean isStaleGeneration(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CommitFailedException) {
         return true;
       }
       if (t.getCause() == t) {

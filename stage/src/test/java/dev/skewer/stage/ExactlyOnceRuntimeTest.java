@@ -207,41 +207,69 @@ class ExactlyOnceRuntimeTest {
   }
 
   /**
-   * A member paused past its session comes back still holding its partitions' producers. The group
-   * refuses its transaction's offsets (a stale generation): it is fenced, and must not take the
-   * partition over again — a new producer would fence the real owner's — unless the group confirms
-   * the partition is still its own.
+   * The group refuses a transaction's offsets for a stale generation: a rebalance is under way, or
+   * this member was paused past its session and dropped. It must not take the partition over again
+   * before the group's new assignment is known — a new producer would fence the real owner's — and
+   * must not enforce another rebalance (every member committing during one meets this refusal).
    */
   @Test
-  void shouldAskTheGroupBeforeRetakingWhenItsOffsetsAreRefusedForAStaleGeneration()
+  void shouldTakeNothingOverWhenOffsetsRefusedForAStaleGenerationAndTheGroupMovedThePartition()
       throws Exception {
     try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
-      h.start(settings());
-      h.assign(0);
-      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
-      h.append(0, 2);
-      await().until(() -> h.task(0).orElseThrow().count == 2);
-      FakeTransactions.Producer zombie = h.transactions.latest(0);
+      FakeTransactions.Producer refused = refuseOffsetsForAStaleGeneration(h);
 
-      // when the group refuses the transaction's offsets: this member's generation is stale
-      zombie.sendOffsetsToTransactionException =
-          new CommitFailedException("the group has moved on to a newer generation");
-      h.runtime.checkpointNow();
+      // then the transaction is aborted and the partition dropped, not yet taken over again, and
+      // no rebalance is forced
+      await().until(() -> h.registry.get(StageMetrics.REWINDS).counter().count() == 1);
+      Thread.sleep(300);
+      assertThat(h.tasks).hasSize(1);
+      assertThat(h.consumer.shouldRebalance()).isFalse();
+      assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isZero();
 
-      // then the partition is fenced (not rewound) and the group is asked
-      await().until(() -> h.consumer.shouldRebalance());
-      assertThat(h.registry.get(StageMetrics.FENCED).counter().count()).isEqualTo(1);
-      assertThat(h.registry.get(StageMetrics.REWINDS).counter().count()).isZero();
-
-      // and when the group's answer is that the partition is gone, nothing is taken over: no new
-      // producer fences the real owner's, nothing this member processed is visible
+      // and when the group's new assignment leaves the partition elsewhere, nothing is taken over:
+      // no new producer fences the real owner's, nothing this member processed is visible
       h.assign();
       Thread.sleep(500);
-      assertThat(h.transactions.latest(0)).isSameAs(zombie);
+      assertThat(h.transactions.latest(0)).isSameAs(refused);
       assertThat(h.tasks).hasSize(1);
       assertThat(h.runtime.ownedPartitions()).isEmpty();
       assertThat(h.sent(CountingTask.OUT)).isEmpty();
     }
+  }
+
+  @Test
+  void shouldRewindOnceTheGroupsNewAssignmentKeepsAPartitionWhoseOffsetsWereRefused()
+      throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      FakeTransactions.Producer refused = refuseOffsetsForAStaleGeneration(h);
+      await().until(() -> h.registry.get(StageMetrics.REWINDS).counter().count() == 1);
+
+      // when the rebalance under way ends with the partition still here
+      refused.sendOffsetsToTransactionException = null;
+      h.assign(0);
+
+      // then it is taken over again from its last commit under a new epoch and replays
+      await().until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 2);
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(2);
+      h.runtime.checkpointNow();
+      await().until(() -> h.sent(CountingTask.OUT).size() == 2);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/0/2", "0/1/2");
+    }
+  }
+
+  /** Two records processed, then a checkpoint whose offsets the group refuses. */
+  private static FakeTransactions.Producer refuseOffsetsForAStaleGeneration(RuntimeHarness h)
+      throws Exception {
+    h.start(settings());
+    h.assign(0);
+    await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+    h.append(0, 2);
+    await().until(() -> h.task(0).orElseThrow().count == 2);
+    FakeTransactions.Producer producer = h.transactions.latest(0);
+    producer.sendOffsetsToTransactionException =
+        new CommitFailedException("the group has moved on to a newer generation");
+    h.runtime.checkpointNow();
+    return producer;
   }
 
   @Test
