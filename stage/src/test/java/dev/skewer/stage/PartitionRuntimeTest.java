@@ -215,14 +215,9 @@ class PartitionRuntimeTest {
     InMemoryCheckpointStore store = new InMemoryCheckpointStore();
     try (RuntimeHarness h = new RuntimeHarness(true, store)) {
       h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
-      h.assign(0);
-      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
-      h.append(0, 2);
-      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
 
       // when another owner takes epoch 2 and stores its own checkpoint (offset 1, count 1)
-      long other = store.nextEpoch("test/in/0");
-      store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+      fenceAfterTwoCheckpointedRecords(h, store);
 
       // then our next checkpoint is refused (fenced) and, since the partition still looks
       // assigned here, the group is asked before anything is taken over
@@ -256,15 +251,10 @@ class PartitionRuntimeTest {
     InMemoryCheckpointStore store = new InMemoryCheckpointStore();
     try (RuntimeHarness h = new RuntimeHarness(true, store)) {
       h.start(RuntimeHarness.settings(Duration.ofMillis(100), 1_000));
-      h.assign(0);
-      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
-      h.append(0, 2);
-      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
 
       // when this member was paused past its session and the group gave the partition to another
       // owner, which took epoch 2: this member's next checkpoint is refused
-      long other = store.nextEpoch("test/in/0");
-      store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+      long other = fenceAfterTwoCheckpointedRecords(h, store);
       await().until(() -> h.consumer.shouldRebalance());
 
       // and the group's answer is that the partition is no longer this member's
@@ -301,15 +291,10 @@ class PartitionRuntimeTest {
               s.checkpointInterval(),
               s.pollTimeout(),
               Duration.ofSeconds(1)));
-      h.assign(0);
-      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
-      h.append(0, 2);
-      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
 
       // when it is fenced and the group never answers the rebalance it asks for (a consumer
       // protocol that does not support enforced rebalances)
-      long other = store.nextEpoch("test/in/0");
-      store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+      fenceAfterTwoCheckpointedRecords(h, store);
       await().until(() -> h.consumer.shouldRebalance());
 
       // then, after the revoke timeout, the partition it still believes assigned is taken over
@@ -318,6 +303,21 @@ class PartitionRuntimeTest {
       assertThat(h.task(0).orElseThrow().epoch).isEqualTo(3);
       await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
     }
+  }
+
+  /**
+   * Partition 0 assigned, two records processed and checkpointed (epoch 1); then another owner
+   * takes epoch 2 and stores its own checkpoint (offset 1, count 1). Returns that owner's epoch.
+   */
+  private static long fenceAfterTwoCheckpointedRecords(
+      RuntimeHarness h, InMemoryCheckpointStore store) {
+    h.assign(0);
+    await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+    h.append(0, 2);
+    await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 2).orElse(false));
+    long other = store.nextEpoch("test/in/0");
+    store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
+    return other;
   }
 
   @Test
