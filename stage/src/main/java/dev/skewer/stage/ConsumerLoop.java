@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -29,6 +31,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -99,6 +102,7 @@ final class ConsumerLoop {
 
   // poll-thread state
   private final Set<TopicPartition> assigned = new HashSet<>();
+  private final Rebalance rebalance = new Rebalance();
   private final Set<TopicPartition> held = new HashSet<>();
   private final Map<Integer, Integer> generations = new HashMap<>();
   private final Queue<Promise<Void>> membershipWaiters = new ConcurrentLinkedQueue<>();
@@ -345,7 +349,7 @@ final class ConsumerLoop {
 
   private void run() {
     try {
-      consumer.subscribe(List.of(topic), new Rebalance());
+      consumer.subscribe(List.of(topic), rebalance);
       while (!closing) {
         runCommands();
         if (credits.get() <= 0 && !awaitCredit()) {
@@ -361,7 +365,11 @@ final class ConsumerLoop {
     } finally {
       runCommands();
       try {
-        consumer.close(Duration.ofSeconds(10));
+        // a static member (group.instance.id) stays in its group after close unless told to leave:
+        // leave, so that a stopped process's partitions move at once, as a dynamic member's do
+        consumer.close(
+            CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(Duration.ofSeconds(10)));
       } catch (RuntimeException e) {
         LOG.warn("closing the consumer of topic {} failed", topic, e);
       }
@@ -398,6 +406,16 @@ final class ConsumerLoop {
     } catch (WakeupException e) {
       return;
     } catch (InterruptException e) {
+      closing = true;
+      return;
+    } catch (FencedInstanceIdException e) {
+      // another process joined the group under this one's group.instance.id: the group is its now
+      LOG.error(
+          "consumer of topic {} fenced: another process joined the group with the same"
+              + " group.instance.id (a second process with this name?); this one stops consuming",
+          topic,
+          e);
+      rebalance.onPartitionsLost(new ArrayList<>(assigned));
       closing = true;
       return;
     } catch (RuntimeException e) {

@@ -23,8 +23,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * stage's own tuning. The consumer always reads {@code read_committed}, whatever the user's
  * properties say: a stage must never see what an upstream transaction aborted.
  *
+ * <p>With a {@code groupInstanceId} the consumer is a <em>static member</em> of its group ({@code
+ * group.instance.id}): it keeps its membership across a restart within the session timeout, and
+ * another process can remove it from the group by that id the moment it is known dead ({@link
+ * dev.skewer.core.cluster.DeadMemberEviction}) instead of waiting for the session to expire. A
+ * static member does not leave its group when it closes unless asked; the poll loop asks.
+ *
  * @param kafka bootstrap servers and the user's client properties
  * @param groupId the stage's consumer group
+ * @param groupInstanceId this process's unique name in the group ({@code group.instance.id}, unless
+ *     the user's properties set one), or null for a dynamic member
  * @param consumerClientId the consumer's client id (unless the user sets one)
  * @param producerClientId the producer's client id (unless the user sets one)
  * @param consumerDefaults the stage's consumer tuning (e.g. fetch sizes), below the user's
@@ -32,6 +40,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public record KafkaStageClients(
     KafkaSettings kafka,
     String groupId,
+    String groupInstanceId,
     String consumerClientId,
     String producerClientId,
     Map<String, Object> consumerDefaults)
@@ -59,6 +68,9 @@ public record KafkaStageClients(
     config.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
     consumerDefaults.forEach(config::putIfAbsent);
     config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, consumerClientId);
+    if (groupInstanceId != null) {
+      config.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupInstanceId);
+    }
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }

@@ -2,6 +2,7 @@ package dev.skewer.stage;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.cluster.DeadMemberEviction;
 import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.health.Readiness;
 import io.micrometer.core.instrument.Gauge;
@@ -65,6 +66,17 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
         .tag(tag, id)
         .baseUnit("seconds")
         .register(registry);
+  }
+
+  /**
+   * The stage consumer's {@code group.instance.id}: this process's Hazelcast member's ({@link
+   * DeadMemberEviction#groupInstanceId}), so that the survivors can remove it from the group when
+   * the member leaves; null (a dynamic member) without Hazelcast.
+   */
+  protected final String groupInstanceId() {
+    return hazelcast == null
+        ? null
+        : DeadMemberEviction.groupInstanceId(hazelcast.getCluster().getLocalMember());
   }
 
   /** Starts {@code r}; {@link #runtime()} is {@code r} from now on. */

@@ -218,6 +218,7 @@ class ExactlyOnceBrokerIT {
           new KafkaStageClients(
               KafkaSettings.of(kafka.bootstrapServers()),
               GROUP,
+              id,
               id + "-consumer",
               id + "-producer",
               Map.of());

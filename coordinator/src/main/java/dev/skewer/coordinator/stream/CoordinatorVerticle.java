@@ -107,6 +107,7 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
                       new KafkaStageClients(
                           settings.kafka(),
                           settings.groupId(),
+                          groupInstanceId(),
                           "skewer-" + id + "-partials",
                           "skewer-" + id + "-results",
                           Map.of(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50")),

@@ -96,6 +96,8 @@ public final class CoordinatorCommand implements Callable<Integer> {
       Processes.requireTopics(kafka, needed);
     }
     HazelcastInstance hz = Processes.member(cluster, id, Role.COORDINATOR.roleName(), job);
+    AutoCloseable eviction =
+        Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.COORDINATOR.roleName(), job);
     CheckpointStore checkpoints =
         Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
     long runtimeStartNs = System.nanoTime();
@@ -120,7 +122,8 @@ public final class CoordinatorCommand implements Callable<Integer> {
             + settings.groupId()
             + (coordinator.httpPort() > 0 ? ", HTTP API on port " + coordinator.httpPort() : "")
             + "); Ctrl-C to stop");
-    Processes.runUntilShutdown(coordinator, checkpoints, hz == null ? null : hz::shutdown);
+    Processes.runUntilShutdown(
+        coordinator, eviction, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }
 }

@@ -65,6 +65,8 @@ public final class NodeCommand implements Callable<Integer> {
                 NodeSettings.NO_HTTP)
             .withHttp(common.bindAddress(env), httpPort == 0 ? NodeSettings.NO_HTTP : httpPort);
     HazelcastInstance hz = Processes.member(cluster, id, Role.NODE.roleName(), job);
+    AutoCloseable eviction =
+        Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.NODE.roleName(), job);
     CheckpointStore checkpoints =
         Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
     long runtimeStartNs = System.nanoTime();
@@ -85,7 +87,7 @@ public final class NodeCommand implements Callable<Integer> {
             + settings.groupId()
             + (node.httpPort() > 0 ? ", health and metrics on port " + node.httpPort() : "")
             + "); Ctrl-C to stop");
-    Processes.runUntilShutdown(node, checkpoints, hz == null ? null : hz::shutdown);
+    Processes.runUntilShutdown(node, eviction, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
   }
 }

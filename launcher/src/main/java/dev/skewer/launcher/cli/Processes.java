@@ -5,6 +5,7 @@ import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
+import dev.skewer.core.cluster.DeadMemberEviction;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
@@ -62,6 +63,19 @@ public final class Processes {
     HazelcastInstance hz = HazelcastMembers.start(cluster, name, role, job.name());
     logStep("Hazelcast member in a cluster of " + hz.getCluster().getMembers().size(), startNs);
     return hz;
+  }
+
+  /**
+   * Removes a process of this role from {@code groupId} as soon as Hazelcast sees it leave ({@link
+   * DeadMemberEviction}); null without a member.
+   */
+  public static AutoCloseable evictDeadMembers(
+      HazelcastInstance hz, KafkaSettings kafka, String groupId, String role, JobSpec job) {
+    if (hz == null) {
+      return null;
+    }
+    return DeadMemberEviction.start(
+        hz, Admin.create(kafka.adminConfig()), groupId, role, job.name());
   }
 
   /** The job's Hazelcast-backed checkpoints mirrored to Kafka; in-memory without a member. */

@@ -94,6 +94,7 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
                       new KafkaStageClients(
                           settings.kafka(),
                           settings.groupId(),
+                          groupInstanceId(),
                           "skewer-" + node + "-events",
                           "skewer-" + node + "-partials",
                           Map.of(
