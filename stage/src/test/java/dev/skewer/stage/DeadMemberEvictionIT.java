@@ -65,12 +65,9 @@ class DeadMemberEvictionIT {
   void shouldMoveADeadProcesssPartitionsAtOnceWhenHazelcastSeesItLeave() throws Exception {
     // given two processes of one job sharing the topic's partitions, the survivor evicting
     String group = "eviction-on";
-    int port = FreePorts.next();
-    int port2 = FreePorts.next();
-    HazelcastInstance survivorMember =
-        HazelcastMembers.start(cluster("on", port, port, port2), "node-1", "node", "job");
-    HazelcastInstance deadMember =
-        HazelcastMembers.start(cluster("on", port2, port, port2), "node-2", "node", "job");
+    List<HazelcastInstance> members = twoMembers(group);
+    HazelcastInstance survivorMember = members.get(0);
+    HazelcastInstance deadMember = members.get(1);
     try (StaticConsumer survivor = new StaticConsumer(group, survivorMember);
         StaticConsumer dead = new StaticConsumer(group, deadMember);
         DeadMemberEviction eviction =
@@ -103,12 +100,9 @@ class DeadMemberEvictionIT {
   void shouldLeaveADeadProcesssPartitionsToTheSessionTimeoutWithoutEviction() throws Exception {
     // given the same two processes, nobody evicting
     String group = "eviction-off";
-    int port = FreePorts.next();
-    int port2 = FreePorts.next();
-    HazelcastInstance survivorMember =
-        HazelcastMembers.start(cluster("off", port, port, port2), "node-1", "node", "job");
-    HazelcastInstance deadMember =
-        HazelcastMembers.start(cluster("off", port2, port, port2), "node-2", "node", "job");
+    List<HazelcastInstance> members = twoMembers(group);
+    HazelcastInstance survivorMember = members.get(0);
+    HazelcastInstance deadMember = members.get(1);
     try (StaticConsumer survivor = new StaticConsumer(group, survivorMember);
         StaticConsumer dead = new StaticConsumer(group, deadMember)) {
       awaitShared(survivor, dead);
@@ -126,15 +120,17 @@ class DeadMemberEvictionIT {
     }
   }
 
-  /**
-   * Member settings listening on {@code own}, in a cluster of the members on {@code first}, {@code
-   * second}.
-   */
-  private static ClusterSettings cluster(String name, int own, int first, int second) {
-    return ClusterSettings.loopback(
-        "eviction-it-" + name + "-" + first,
-        own,
-        List.of("127.0.0.1:" + first, "127.0.0.1:" + second));
+  /** Two Hazelcast members of a new cluster: node-1 and node-2 of job "job". */
+  private static List<HazelcastInstance> twoMembers(String name) throws IOException {
+    int first = FreePorts.next();
+    int second = FreePorts.next();
+    List<String> addresses = List.of("127.0.0.1:" + first, "127.0.0.1:" + second);
+    String cluster = "eviction-it-" + name + "-" + first;
+    return List.of(
+        HazelcastMembers.start(
+            ClusterSettings.loopback(cluster, first, addresses), "node-1", "node", "job"),
+        HazelcastMembers.start(
+            ClusterSettings.loopback(cluster, second, addresses), "node-2", "node", "job"));
   }
 
   private static void awaitShared(StaticConsumer a, StaticConsumer b) {
