@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.junit.jupiter.api.Test;
 
@@ -318,6 +319,28 @@ class PartitionRuntimeTest {
     long other = store.nextEpoch("test/in/0");
     store.save("test/in/0", new Checkpoint(other, 1, 0, state(1)));
     return other;
+  }
+
+  @Test
+  void shouldGiveUpItsPartitionsAndStopPollingWhenAnotherProcessTookItsInstanceId()
+      throws Exception {
+    InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 2);
+      await().until(() -> h.task(0).orElseThrow().count == 2);
+
+      // when the group fences this member: another one joined with its group.instance.id
+      h.consumer.setPollException(new FencedInstanceIdException("instance id taken"));
+
+      // then the partition is dropped as lost (no checkpoint: it is someone else's now) and the
+      // consumer is closed instead of polling again and again
+      await().until(() -> h.runtime.ownedPartitions().isEmpty());
+      await().until(() -> h.consumer.closed());
+      assertThat(h.tasks.get(0).closed).isTrue();
+    }
   }
 
   @Test
