@@ -4,6 +4,7 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,10 +28,15 @@ import org.slf4j.LoggerFactory;
  * two processes are given the same name, and removing a dead process never touches the process
  * restarted under its name.
  *
- * <p>Safe when Hazelcast is wrong: a removed consumer that is in fact alive learns so at its next
- * heartbeat and joins again, one extra rebalance; its output in the meantime is fenced like any
- * former owner's. Every surviving process of the role asks; the first removal wins and the others
- * find the member gone.
+ * <p>A process that was itself paused (GC, SIGSTOP, a frozen VM: its {@link PauseDetector} saw a
+ * gap of {@value #PAUSE_MS} ms or more within the last {@value #PAUSE_QUIET_S} s) removes nobody:
+ * when it resumes, its member has heard from no one for the length of the pause and reports every
+ * other member gone, while it is the one that was away. The session timeout decides then.
+ *
+ * <p>Safe when Hazelcast is wrong otherwise (a network cut between members that both still reach
+ * Kafka): a removed consumer that is in fact alive learns so at its next heartbeat and joins again,
+ * one extra rebalance; its output in the meantime is fenced like any former owner's. Every
+ * surviving process of the role asks; the first removal wins and the others find the member gone.
  *
  * <p>Hazelcast calls the listener on its event thread; the admin call is asynchronous.
  */
@@ -38,11 +44,18 @@ public final class DeadMemberEviction implements MembershipListener, AutoCloseab
 
   private static final Logger LOG = LoggerFactory.getLogger(DeadMemberEviction.class);
 
+  /** A gap this long between two ticks of the pause detector counts as this process paused. */
+  static final long PAUSE_MS = 2_000;
+
+  /** How long after its own pause a process removes nobody. */
+  static final long PAUSE_QUIET_S = 20;
+
   private final HazelcastInstance hazelcast;
   private final Admin admin;
   private final String groupId;
   private final String role;
   private final String job;
+  private final PauseDetector pauses;
   private final UUID registration;
 
   private DeadMemberEviction(
@@ -52,6 +65,7 @@ public final class DeadMemberEviction implements MembershipListener, AutoCloseab
     this.groupId = groupId;
     this.role = role;
     this.job = job;
+    this.pauses = PauseDetector.start(Duration.ofMillis(PAUSE_MS));
     this.registration = hazelcast.getCluster().addMembershipListener(this);
   }
 
@@ -104,6 +118,17 @@ public final class DeadMemberEviction implements MembershipListener, AutoCloseab
       return;
     }
     String id = instance.get();
+    Optional<Duration> ownPause = pauses.pausedWithin(Duration.ofSeconds(PAUSE_QUIET_S));
+    if (ownPause.isPresent()) {
+      LOG.warn(
+          "not removing {} from consumer group {}: this process was itself paused for {} ms"
+              + " lately, so the silence Hazelcast saw may be its own (the session timeout"
+              + " decides)",
+          id,
+          groupId,
+          ownPause.get().toMillis());
+      return;
+    }
     RemoveMembersFromConsumerGroupOptions options =
         new RemoveMembersFromConsumerGroupOptions(List.of(new MemberToRemove(id)));
     options.reason("Skewer: Hazelcast saw process " + id + " leave");
@@ -146,6 +171,7 @@ public final class DeadMemberEviction implements MembershipListener, AutoCloseab
 
   @Override
   public void close() {
+    pauses.close();
     try {
       hazelcast.getCluster().removeMembershipListener(registration);
     } catch (RuntimeException e) {
