@@ -3,6 +3,7 @@ package dev.skewer.model;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import java.util.Optional;
 
 /**
@@ -35,7 +36,7 @@ final class FlakyCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public boolean save(String id, Checkpoint checkpoint) {
+  public Saved save(String id, Checkpoint checkpoint) {
     synchronized (this) {
       if (failNext != null && id.startsWith(failNext)) {
         failNext = null;

@@ -266,6 +266,24 @@ final class ConsumerLoop {
   }
 
   /**
+   * Commits a new owner's claim on a partition and waits for the group's answer, on the poll
+   * thread, so no rebalance can come between the check that the partition is still assigned here
+   * and the commit. Fails when it is not, or when the group refuses the commit (this member is not
+   * in its current generation: a rebalance moved on, or this member was dropped).
+   */
+  Future<Void> claim(int partition, OffsetAndMetadata claim) {
+    return submit(
+        c -> {
+          TopicPartition tp = tp(partition);
+          if (!assigned.contains(tp)) {
+            throw new IllegalStateException("partition " + partition + " is no longer assigned");
+          }
+          c.commitSync(Map.of(tp, claim), COMMITTED_TIMEOUT);
+          return null;
+        });
+  }
+
+  /**
    * The offset committed for a partition in the group (null: none), read on the poll thread. The
    * consumer asks the broker for stable offsets ({@code require_stable}): while a transaction that
    * commits offsets for the partition is still being completed, the broker makes it wait.

@@ -2,6 +2,7 @@ package dev.skewer.stage;
 
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,23 +43,28 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Take-over.</b> A partition the group assigns is held (paused) and restored on a worker:
- *       a new fencing epoch from the checkpoint store, the last checkpoint loaded and handed to the
- *       {@link TaskFactory}; then the consumer seeks to the checkpoint's offset (without one, to
- *       the start or end) and the partition is released. If it is revoked meanwhile, the restored
- *       task is discarded. With {@code exactly_once}, before anything else the partition's
- *       transactional producer is created and initialised — which fences every earlier owner's
- *       producer at the broker and aborts its open transaction — and the checkpoint restored is the
- *       one named by the input offset committed in the group ({@link CommitPointer}): the store's
- *       copy when it is that one, else the record read back from the checkpoint topic.
+ *       a new fencing epoch from the checkpoint store, above the one committed in the group, the
+ *       last checkpoint loaded and handed to the {@link TaskFactory}; then the consumer seeks to
+ *       the checkpoint's offset (without one, to the start or end) and the partition is released.
+ *       If it is revoked meanwhile, the restored task is discarded. With {@code at_least_once}, a
+ *       store behind the group's offset is bypassed (the checkpoint is read back from the
+ *       checkpoint topic), and the new epoch is committed in the group as a claim before the
+ *       partition is released: the group accepts it only from a member of its current generation.
+ *       With {@code exactly_once}, before anything else the partition's transactional producer is
+ *       created and initialised — which fences every earlier owner's producer at the broker and
+ *       aborts its open transaction — and the checkpoint restored is the one named by the input
+ *       offset committed in the group ({@link CommitPointer}): the store's copy when it is that
+ *       one, else the record read back from the checkpoint topic.
  *   <li><b>Checkpoints.</b> Periodically and before a partition is given up. {@code at_least_once}:
  *       the task's snapshot is taken on the event loop, then — on the sender's ordered worker, once
  *       every record emitted so far is acknowledged — stored, unless one of the task's records
  *       failed; a checkpoint therefore never covers output that could still be lost. After it is
- *       stored the consumer offset is committed (for lag monitoring only). {@code exactly_once}:
- *       one transaction — snapshot; what the task emits from then on is held for the next
- *       transaction; the partition's producer is flushed; if a record failed the transaction is
- *       aborted, else the checkpoint record, the input offset (with its pointer) and the outputs
- *       are committed together, the store keeps a copy, and a new transaction begins.
+ *       stored the input offset is committed with a {@link CommitPointer} to it and to its copy in
+ *       the checkpoint topic. {@code exactly_once}: one transaction — snapshot; what the task emits
+ *       from then on is held for the next transaction; the partition's producer is flushed; if a
+ *       record failed the transaction is aborted, else the checkpoint record, the input offset
+ *       (with its pointer) and the outputs are committed together, the store keeps a copy, and a
+ *       new transaction begins.
  *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, a
  *       transaction cannot be committed, or the task throws, the task is dropped and the partition
  *       taken over again from its last stored (committed) checkpoint, under a new epoch — {@code
@@ -305,7 +312,12 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
   }
 
-  private record Restored<T>(long epoch, Optional<Checkpoint> checkpoint, T task) {}
+  /**
+   * A restored partition: its epoch, checkpoint and task, and ({@code at_least_once}) the pointer
+   * found committed in the group, which the take-over claims with its epoch.
+   */
+  private record Restored<T>(
+      long epoch, Optional<Checkpoint> checkpoint, T task, CommitPointer found) {}
 
   private void restore(Owned o) {
     Future<Restored<T>> restored = exactlyOnce ? restoreTransactional(o) : restoreFromStore(o);
@@ -323,6 +335,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                       ? OptionalLong.of(r.checkpoint().get().nextOffset())
                       : OptionalLong.empty();
               return loop.seek(o.partition, offset, settings.startFromLatest())
+                  .compose(position -> claim(o, r, position))
                   .map(position -> activate(o, position, r.checkpoint().isPresent()));
             })
         .onComplete(
@@ -331,7 +344,17 @@ final class PartitionOwnership<T extends PartitionTask> {
                 return;
               }
               closeTask(o);
-              if (ar.failed() && current(o)) {
+              if (ar.failed() && current(o) && isRefusedClaim(ar.cause())) {
+                LOG.warn(
+                    "{}={} partition={} epoch={}: the group refused its claim (this member is not"
+                        + " in its current generation: a rebalance moved on); nothing processed",
+                    settings.stage(),
+                    settings.instanceId(),
+                    o.partition,
+                    o.epoch);
+                owned.remove(o.partition);
+                retryIfAssigned(o, "the group refused its claim");
+              } else if (ar.failed() && current(o)) {
                 LOG.error(
                     "{}={} could not take partition {} of {} over",
                     settings.stage(),
@@ -346,11 +369,13 @@ final class PartitionOwnership<T extends PartitionTask> {
   }
 
   /**
-   * {@code at_least_once}: the store's checkpoint is the truth, checked against the offset
-   * committed after the last stored checkpoint: the new epoch must be above the one that offset
-   * names, and a store that has no checkpoint up to that offset is behind (a Hazelcast member cut
-   * off from its cluster, which answers from an island until the split heals): the take-over fails
-   * and is retried rather than replay under an epoch its predecessor used, or from too far back.
+   * {@code at_least_once}: the new epoch is above the store's and above the fence of the pointer
+   * committed in the group ({@link CommitPointer#fence}: the last checkpoint's owner, or a later
+   * claim). The checkpoint is the store's, unless the store does not reach the pointer's offset —
+   * it lost the checkpoint (both members holding it died before Hazelcast made new backups) or is
+   * an island cut off from its cluster: then the record the pointer names in the checkpoint topic.
+   * Without a record position (a store with no copy in Kafka) a store that outlives processes is
+   * refused and the take-over retried; one in this process's memory restores what it has.
    */
   private Future<Restored<T>> restoreFromStore(Owned o) {
     String id = settings.checkpointId(o.partition);
@@ -360,15 +385,15 @@ final class PartitionOwnership<T extends PartitionTask> {
                 vertx.executeBlocking(
                     () -> {
                       CommitPointer pointer = CommitPointer.of(committed);
-                      long epoch = store.nextEpoch(id);
-                      while (pointer != null && epoch <= pointer.epoch()) {
-                        epoch = store.nextEpoch(id);
-                      }
+                      long epoch = aboveFence(id, pointer);
                       Optional<Checkpoint> cp = store.load(id);
                       boolean behind =
                           pointer != null
+                              && pointer.namesCheckpoint()
                               && (cp.isEmpty() || cp.get().nextOffset() < pointer.nextOffset());
-                      if (behind && !store.outlivesProcesses()) {
+                      if (behind && pointer.hasLog()) {
+                        cp = readBack(o.partition, id, pointer);
+                      } else if (behind && !store.outlivesProcesses()) {
                         LOG.warn(
                             "{}={} partition={}: offset {} was committed after a checkpoint this"
                                 + " process's store does not have; restoring {}: outputs since"
@@ -387,11 +412,41 @@ final class PartitionOwnership<T extends PartitionTask> {
                                 + pointer.epoch()
                                 + ", the store has "
                                 + cp.map(c -> "offset " + c.nextOffset()).orElse("none")
-                                + " (is this member cut off from its Hazelcast cluster?)");
+                                + " and keeps no copy in Kafka to read it back from");
                       }
-                      return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
+                      return new Restored<>(
+                          epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
                     },
                     false));
+  }
+
+  /**
+   * The next epoch of {@code id} from the store, above the fence of the pointer committed in the
+   * group (epochs the store lost, or never knew: an island's). Blocking.
+   */
+  private long aboveFence(String id, CommitPointer pointer) {
+    long epoch = store.nextEpoch(id);
+    while (pointer != null && epoch <= pointer.fence()) {
+      epoch = store.nextEpoch(id);
+    }
+    return epoch;
+  }
+
+  /**
+   * {@code at_least_once}: before the partition's first record is processed, its new owner commits
+   * its claim with the group's generation ({@link CommitPointer#claimedBy}). The group refuses a
+   * member that is no longer in its current generation, so an owner that the group has moved past
+   * fails here, before it writes anything, and a later owner finds this epoch in the group and
+   * takes one above it.
+   */
+  private Future<ConsumerLoop.Position> claim(
+      Owned o, Restored<T> r, ConsumerLoop.Position position) {
+    if (exactlyOnce) {
+      return Future.succeededFuture(position); // the transactional producer fenced its predecessors
+    }
+    CommitPointer claim = CommitPointer.claimedBy(r.epoch(), r.found(), position.offset());
+    return loop.claim(o.partition, new OffsetAndMetadata(claim.nextOffset(), claim.encode()))
+        .map(position);
   }
 
   /**
@@ -411,13 +466,11 @@ final class PartitionOwnership<T extends PartitionTask> {
                 channel.run(
                     producer -> {
                       CommitPointer pointer = CommitPointer.of(committed);
-                      long epoch = store.nextEpoch(id);
-                      while (pointer != null && epoch <= pointer.epoch()) {
-                        epoch = store.nextEpoch(id); // epochs lost with the store: catch up
-                      }
+                      long epoch = aboveFence(id, pointer);
                       Optional<Checkpoint> cp = committedCheckpoint(o.partition, id, pointer);
                       producer.beginTransaction();
-                      return new Restored<>(epoch, cp, factory.restore(o.partition, epoch, cp));
+                      return new Restored<>(
+                          epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
                     }));
   }
 
@@ -433,29 +486,13 @@ final class PartitionOwnership<T extends PartitionTask> {
   private Optional<Checkpoint> committedCheckpoint(
       int partition, String id, CommitPointer pointer) {
     Optional<Checkpoint> stored = store.load(id);
-    if (pointer == null || (stored.isPresent() && pointer.names(stored.get()))) {
+    if (pointer == null
+        || !pointer.namesCheckpoint()
+        || (stored.isPresent() && pointer.names(stored.get()))) {
       return stored;
     }
     if (pointer.hasLog()) {
-      Optional<Checkpoint> logged = store.read(id, pointer.logPartition(), pointer.logOffset());
-      if (logged.isEmpty() || !pointer.names(logged.get())) {
-        throw new IllegalStateException(
-            "the checkpoint committed for partition "
-                + partition
-                + " ("
-                + pointer.encode()
-                + ") is not in the checkpoint topic"
-                + logged.map(c -> ", found " + c).orElse(""));
-      }
-      LOG.info(
-          "{}={} partition={}: the store was behind the committed checkpoint; read it back from"
-              + " the checkpoint topic at {}@{}",
-          settings.stage(),
-          settings.instanceId(),
-          partition,
-          pointer.logPartition(),
-          pointer.logOffset());
-      return logged;
+      return readBack(partition, id, pointer);
     }
     LOG.warn(
         "{}={} partition={}: the committed checkpoint (epoch {}, offset {}) is not in the"
@@ -468,6 +505,34 @@ final class PartitionOwnership<T extends PartitionTask> {
         pointer.nextOffset(),
         stored.map(c -> "its checkpoint at offset " + c.nextOffset()).orElse("from scratch"));
     return stored;
+  }
+
+  /**
+   * The checkpoint {@code pointer} names, read back from the store's topic (the store is behind).
+   * Blocking.
+   *
+   * @throws IllegalStateException when the record there is not that checkpoint
+   */
+  private Optional<Checkpoint> readBack(int partition, String id, CommitPointer pointer) {
+    Optional<Checkpoint> logged = store.read(id, pointer.logPartition(), pointer.logOffset());
+    if (logged.isEmpty() || !pointer.names(logged.get())) {
+      throw new IllegalStateException(
+          "the checkpoint committed for partition "
+              + partition
+              + " ("
+              + pointer.encode()
+              + ") is not in the checkpoint topic"
+              + logged.map(c -> ", found " + c).orElse(""));
+    }
+    LOG.info(
+        "{}={} partition={}: the store was behind the committed checkpoint; read it back from"
+            + " the checkpoint topic at {}@{}",
+        settings.stage(),
+        settings.instanceId(),
+        partition,
+        pointer.logPartition(),
+        pointer.logOffset());
+    return logged;
   }
 
   private Void activate(Owned o, ConsumerLoop.Position position, boolean fromCheckpoint) {
@@ -721,15 +786,6 @@ final class PartitionOwnership<T extends PartitionTask> {
                 if (f != null && cp.nextOffset() >= f.atOffset()) {
                   failures.remove(o.partition);
                 }
-                if (!exactlyOnce) {
-                  loop.commit(
-                      Map.of(
-                          o.partition,
-                          new OffsetAndMetadata(
-                              cp.nextOffset(),
-                              new CommitPointer(cp.epoch(), cp.nextOffset(), cp.createdMs(), -1, -1)
-                                  .encode())));
-                }
               }
             });
   }
@@ -759,7 +815,10 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
   }
 
-  /** {@code at_least_once}: store once everything emitted so far is acknowledged. */
+  /**
+   * {@code at_least_once}: store once everything emitted so far is acknowledged, then commit the
+   * input offset with the pointer to the stored checkpoint and its copy in Kafka.
+   */
   private Future<Outcome> saveAfterAcknowledged(
       Owned o, String id, Checkpoint cp, long snapshotNs) {
     return sender.afterAcknowledged(
@@ -768,11 +827,18 @@ final class PartitionOwnership<T extends PartitionTask> {
             return Outcome.LOST_SEND;
           }
           long storeStartNs = System.nanoTime();
-          boolean saved = store.save(id, cp);
+          Saved saved = store.save(id, cp);
           checkpointDuration.record(
               snapshotNs + System.nanoTime() - storeStartNs, TimeUnit.NANOSECONDS);
           checkpointSize.record(cp.state().length);
-          return saved ? Outcome.SAVED : Outcome.FENCED;
+          if (!saved.accepted()) {
+            return Outcome.FENCED;
+          }
+          loop.commit(
+              Map.of(
+                  o.partition,
+                  new OffsetAndMetadata(cp.nextOffset(), CommitPointer.to(cp, saved).encode())));
+          return Outcome.SAVED;
         });
   }
 
@@ -916,15 +982,7 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   /** Whether the broker fenced a producer: a newer producer with its transactional id exists. */
   static boolean isFenced(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
-        return true;
-      }
-      if (t.getCause() == t) {
-        break;
-      }
-    }
-    return false;
+    return causedBy(e, ProducerFencedException.class, InvalidProducerEpochException.class);
   }
 
   /**
@@ -932,9 +990,24 @@ final class PartitionOwnership<T extends PartitionTask> {
    * rebalance is under way, or the group dropped this member (paused past its session).
    */
   static boolean isStaleGeneration(Throwable e) {
+    return causedBy(e, CommitFailedException.class);
+  }
+
+  /**
+   * Whether the group refused a take-over's claim: this member's generation is stale, or a
+   * rebalance is completing (its outcome decides whether the partition is still this member's).
+   */
+  static boolean isRefusedClaim(Throwable e) {
+    return causedBy(e, CommitFailedException.class, RebalanceInProgressException.class);
+  }
+
+  @SafeVarargs
+  private static boolean causedBy(Throwable e, Class<? extends Throwable>... types) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof CommitFailedException) {
-        return true;
+      for (Class<? extends Throwable> type : types) {
+        if (type.isInstance(t)) {
+          return true;
+        }
       }
       if (t.getCause() == t) {
         break;

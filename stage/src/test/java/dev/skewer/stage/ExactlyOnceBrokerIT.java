@@ -7,6 +7,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.Guarantee;
@@ -38,21 +39,31 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The {@code exactly_once} runtime on a real KRaft broker and a real Hazelcast member: real
- * transactions, the offset committed with its pointer, {@code read_committed} reads of the
- * checkpoint topic. An owner whose store copies are all lost (as if it died between each commit and
- * its copy) hands over to one that restores the committed checkpoint from the topic: every input
- * record's output is visible exactly once.
+ * The runtime's checkpoints in the topic, on a real KRaft broker and a real Hazelcast member.
+ * {@code exactly_once}: real transactions, the offset committed with its pointer, {@code
+ * read_committed} reads of the checkpoint topic; an owner whose store copies are all lost (as if it
+ * died between each commit and its copy) hands over to one that restores the committed checkpoint
+ * from the topic: every input record's output is visible exactly once. {@code at_least_once}: the
+ * offset is committed with the position of the checkpoint's mirror, and a successor whose Hazelcast
+ * lost the checkpoint reads it back from there. Ordered: the first test reads the whole output
+ * topic.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ExactlyOnceBrokerIT {
 
   private static final String GROUP = "it-eos";
   private static final String ID = "it/in/0";
+  private static final String ALO_GROUP = "it-alo";
+  private static final String ALO_IN = "alo-in";
+  private static final String ALO_ID = "alo-in/0";
 
   private EmbeddedKafka kafka;
   private HazelcastInstance hazelcast;
@@ -62,6 +73,7 @@ class ExactlyOnceBrokerIT {
   void start() throws IOException {
     kafka = EmbeddedKafka.start();
     kafka.createTopic(RuntimeHarness.IN, 1, Map.of());
+    kafka.createTopic(ALO_IN, 1, Map.of());
     kafka.createTopic(CountingTask.OUT, 1, Map.of());
     kafka.createTopic(CountingTask.ANNOUNCE, 1, Map.of());
     int port = FreePorts.next();
@@ -93,10 +105,11 @@ class ExactlyOnceBrokerIT {
   }
 
   @Test
+  @Order(1)
   void shouldRestoreTheCommittedCheckpointFromTheTopicWhenTheStoreMissedEveryCopy()
       throws Exception {
     // given an owner that processes 10 records and commits, but whose store copies are lost
-    produce(0, 10);
+    produce(RuntimeHarness.IN, 0, 10);
     try (Owner first = Owner.start(kafka, new LosingCopies(store), "first")) {
       await()
           .atMost(Duration.ofSeconds(60))
@@ -107,7 +120,7 @@ class ExactlyOnceBrokerIT {
 
     // when the next owner takes the partition over and 5 more records arrive
     try (Owner second = Owner.start(kafka, store, "second")) {
-      produce(10, 5);
+      produce(RuntimeHarness.IN, 10, 5);
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> second.count() == 15 && committedOffset().map(o -> o == 15).orElse(false));
@@ -128,22 +141,60 @@ class ExactlyOnceBrokerIT {
     }
   }
 
-  private Optional<Long> committedOffset() throws Exception {
-    try (Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
-      Map<TopicPartition, OffsetAndMetadata> offsets =
-          admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get();
-      OffsetAndMetadata o = offsets.get(new TopicPartition(RuntimeHarness.IN, 0));
-      return o == null ? Optional.empty() : Optional.of(o.offset());
+  /**
+   * Both Hazelcast members holding an {@code at_least_once} checkpoint died before new backups were
+   * made (here: the entry is deleted). The group's offset names the checkpoint and its mirror in
+   * the topic: the next owner reads it back from there and resumes at its offset, under an epoch
+   * above the group's, instead of refusing the store forever.
+   */
+  @Test
+  @Order(2)
+  void shouldReadAnAtLeastOnceCheckpointBackFromItsMirrorWhenHazelcastLostIt() throws Exception {
+    // given an owner that processed 10 records and stored (and mirrored) its checkpoint
+    produce(ALO_IN, 0, 10);
+    try (Owner first = Owner.start(kafka, store, ALO_GROUP, ALO_IN, "alo-first")) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  first.count() == 10
+                      && pointer(ALO_GROUP, ALO_IN).map(p -> p.nextOffset() == 10).orElse(false));
+    }
+    CommitPointer committed = pointer(ALO_GROUP, ALO_IN).orElseThrow();
+    assertThat(committed.hasLog()).as("the offset names the mirror's record").isTrue();
+
+    // when Hazelcast loses the checkpoint and its fence, and the next owner takes over
+    hazelcast.getMap(JobNames.of("eos-it").checkpointsMap()).delete(ALO_ID);
+    assertThat(store.load(ALO_ID)).isEmpty();
+    try (Owner second = Owner.start(kafka, store, ALO_GROUP, ALO_IN, "alo-second")) {
+      produce(ALO_IN, 10, 5);
+      await().atMost(Duration.ofSeconds(60)).until(() -> second.count() == 15);
+
+      // then it restored the count of 10 from the mirror, under an epoch above the group's
+      assertThat(second.restoredCounts).first().isEqualTo(10L);
+      assertThat(second.tasks.get(0).epoch).isGreaterThan(committed.fence());
     }
   }
 
-  private void produce(int from, int count) throws Exception {
+  private Optional<Long> committedOffset() throws Exception {
+    return pointer(GROUP, RuntimeHarness.IN).map(CommitPointer::nextOffset);
+  }
+
+  private Optional<CommitPointer> pointer(String group, String topic) throws Exception {
+    try (Admin admin = Admin.create(KafkaSettings.of(kafka.bootstrapServers()).adminConfig())) {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+      return Optional.ofNullable(CommitPointer.of(offsets.get(new TopicPartition(topic, 0))));
+    }
+  }
+
+  private void produce(String topic, int from, int count) throws Exception {
     Map<String, Object> config =
         Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     try (KafkaProducer<byte[], byte[]> p =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = from; i < from + count; i++) {
-        p.send(new ProducerRecord<>(RuntimeHarness.IN, 0, null, ("v" + i).getBytes())).get();
+        p.send(new ProducerRecord<>(topic, 0, null, ("v" + i).getBytes())).get();
       }
     }
   }
@@ -172,7 +223,7 @@ class ExactlyOnceBrokerIT {
     }
 
     @Override
-    public boolean save(String id, Checkpoint checkpoint) {
+    public Saved save(String id, Checkpoint checkpoint) {
       return delegate.save(id, checkpoint);
     }
 
@@ -197,27 +248,48 @@ class ExactlyOnceBrokerIT {
   private static final class Owner implements AutoCloseable {
     private final Vertx vertx = Vertx.vertx();
     private final List<CountingTask> tasks = new CopyOnWriteArrayList<>();
+    private final List<Long> restoredCounts = new CopyOnWriteArrayList<>();
     private PartitionRuntime<CountingTask> runtime;
 
+    /** An {@code exactly_once} owner of {@link RuntimeHarness#IN} in {@link #GROUP}. */
     static Owner start(EmbeddedKafka kafka, CheckpointStore store, String id) throws Exception {
+      return start(kafka, store, GROUP, RuntimeHarness.IN, "it/in/", Guarantee.EXACTLY_ONCE, id);
+    }
+
+    /** An {@code at_least_once} owner of {@code topic} in {@code group}. */
+    static Owner start(
+        EmbeddedKafka kafka, CheckpointStore store, String group, String topic, String id)
+        throws Exception {
+      return start(kafka, store, group, topic, topic + "/", Guarantee.AT_LEAST_ONCE, id);
+    }
+
+    private static Owner start(
+        EmbeddedKafka kafka,
+        CheckpointStore store,
+        String group,
+        String topic,
+        String checkpointPrefix,
+        Guarantee guarantee,
+        String id)
+        throws Exception {
       Owner o = new Owner();
       StageSettings settings =
           new StageSettings(
               "test",
               id,
-              RuntimeHarness.IN,
-              "it/in/",
+              topic,
+              checkpointPrefix,
               false,
               1_000,
               Duration.ofMillis(100),
               Duration.ofMillis(500),
               Duration.ofMillis(50),
               Duration.ofSeconds(30),
-              Guarantee.EXACTLY_ONCE);
+              guarantee);
       KafkaStageClients clients =
           new KafkaStageClients(
               KafkaSettings.of(kafka.bootstrapServers()),
-              GROUP,
+              group,
               id,
               id + "-consumer",
               id + "-producer",
@@ -234,6 +306,7 @@ class ExactlyOnceBrokerIT {
                           clients,
                           (p, epoch, cp) -> {
                             CountingTask t = CountingTask.restore(p, epoch, cp);
+                            o.restoredCounts.add(cp.map(CountingTask::countIn).orElse(0L));
                             o.tasks.add(t);
                             return t;
                           },

@@ -368,6 +368,30 @@ class ExactlyOnceRuntimeTest {
     assertThat(withLog.names(new Checkpoint(3, 1200, 1_700_000_000_000L, new byte[0]))).isTrue();
     assertThat(withLog.names(new Checkpoint(3, 1200, 1_700_000_000_001L, new byte[0]))).isFalse();
     assertThat(withLog.names(new Checkpoint(2, 1200, 1_700_000_000_000L, new byte[0]))).isFalse();
+    assertThat(withLog.fence()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldKeepTheCheckpointAndRaiseTheFenceInAClaim() {
+    CommitPointer found = new CommitPointer(3, 1200, 1_700_000_000_000L, 0, 57);
+
+    // a claim of a found pointer names the same checkpoint, with the claimer's epoch as the fence
+    CommitPointer claim = CommitPointer.claimedBy(5, found, 1300);
+    assertThat(claim.encode())
+        .isEqualTo("skewer-eos/1 epoch=3 next=1200 created=1700000000000 log=0@57 claim=5");
+    assertThat(CommitPointer.of(new OffsetAndMetadata(1200, claim.encode()))).isEqualTo(claim);
+    assertThat(claim.names(new Checkpoint(3, 1200, 1_700_000_000_000L, new byte[0]))).isTrue();
+    assertThat(claim.fence()).isEqualTo(5);
+
+    // without a pointer (or after a claim that named none) the claim names no checkpoint
+    CommitPointer fresh = CommitPointer.claimedBy(2, null, 1300);
+    assertThat(fresh.namesCheckpoint()).isFalse();
+    assertThat(fresh.nextOffset()).isEqualTo(1300);
+    assertThat(fresh.fence()).isEqualTo(2);
+    assertThat(CommitPointer.of(new OffsetAndMetadata(1300, fresh.encode()))).isEqualTo(fresh);
+    assertThat(CommitPointer.claimedBy(3, fresh, 1400))
+        .isEqualTo(CommitPointer.claimedBy(3, null, 1400));
+    assertThat(fresh.names(new Checkpoint(0, 1300, -1, new byte[0]))).isFalse();
   }
 
   private static List<String> keys(List<ProducerRecord<byte[], byte[]>> records) {

@@ -3,6 +3,7 @@ package dev.skewer.stage;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -47,7 +48,7 @@ final class LoggedCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public boolean save(String id, Checkpoint checkpoint) {
+  public Saved save(String id, Checkpoint checkpoint) {
     return delegate.save(id, checkpoint);
   }
 
@@ -65,7 +66,7 @@ final class LoggedCheckpointStore implements CheckpointStore {
     }
     return dropCopies
         ? delegate.currentEpoch(id) <= checkpoint.epoch()
-        : delegate.save(id, checkpoint);
+        : delegate.save(id, checkpoint).accepted();
   }
 
   @Override

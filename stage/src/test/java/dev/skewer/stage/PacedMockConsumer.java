@@ -26,6 +26,7 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
   private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> log = new HashMap<>();
   private volatile Map<TopicPartition, OffsetAndMetadata> transactionalCommits = Map.of();
   private final AtomicBoolean wakeup = new AtomicBoolean();
+  private volatile RuntimeException commitRefusal;
   private int maxPollRecords = 500;
 
   PacedMockConsumer() {
@@ -57,6 +58,21 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
       }
     }
     return out;
+  }
+
+  /** From now on the group refuses synchronous commits with {@code e}; null: accepts them again. */
+  void refuseCommits(RuntimeException e) {
+    this.commitRefusal = e;
+  }
+
+  @Override
+  public synchronized void commitSync(
+      Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+    RuntimeException refusal = commitRefusal;
+    if (refusal != null) {
+      throw refusal;
+    }
+    super.commitSync(offsets, timeout);
   }
 
   @Override

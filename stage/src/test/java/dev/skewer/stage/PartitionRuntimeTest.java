@@ -6,16 +6,20 @@ import static org.awaitility.Awaitility.await;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import io.vertx.core.Future;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -31,6 +35,7 @@ import org.junit.jupiter.api.Test;
 class PartitionRuntimeTest {
 
   private static final Duration SLOW_CHECKPOINTS = Duration.ofHours(1);
+  private static final TopicPartition IN_0 = new TopicPartition(RuntimeHarness.IN, 0);
 
   @Test
   void shouldRestoreFromTheCheckpointAndResumeAtItsOffsetWhenAssigned() throws Exception {
@@ -171,11 +176,105 @@ class PartitionRuntimeTest {
     }
   }
 
+  /**
+   * Both members holding a checkpoint died before Hazelcast made new backups: the store has none
+   * (and hands out epoch 1 again), although the group committed offset 3 after a checkpoint of
+   * epoch 1 whose copy is at 0@57 in the checkpoint topic. The take-over reads it back from there
+   * and resumes at offset 3 under epoch 2, instead of refusing the store forever.
+   */
+  @Test
+  void shouldReadTheCommittedCheckpointBackFromTheTopicWhenTheStoreLostIt() throws Exception {
+    // given a store that lost the checkpoint the group's offset names, and the topic's copy of it
+    IslandStore store = new IslandStore();
+    store.topic.put(57L, new Checkpoint(1, 3, 7, state(3)));
+    store.cutOff = true;
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.commitInGroup(0, new OffsetAndMetadata(3, new CommitPointer(1, 3, 7, 0, 57).encode()));
+
+      // when the partition is assigned
+      h.assign(0);
+      h.append(0, 5);
+
+      // then it resumes from the topic's copy under epoch 2
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> h.task(0).map(t -> t.count == 5).orElse(false));
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(2);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/3/2", "0/4/2");
+      assertThat(store.reads).hasValue(1);
+      assertThat(h.runtime.readiness().ready()).isTrue();
+    }
+  }
+
+  /**
+   * A member whose store is an island hands out epochs its cluster has used already (here 2, while
+   * the group's last claim is epoch 3). The take-over takes an epoch above the group's claim, and
+   * commits its own claim — same checkpoint, epoch 4 — before it processes anything.
+   */
+  @Test
+  void shouldTakeAnEpochAboveTheGroupsClaimAndClaimIt() throws Exception {
+    // given the store's checkpoint of epoch 1 at offset 3, and epoch 3's claim of it in the group
+    InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+    store.nextEpoch("test/in/0");
+    store.save("test/in/0", new Checkpoint(1, 3, 7, state(3)));
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.commitInGroup(0, new OffsetAndMetadata(3, new CommitPointer(1, 3, 7, 0, 57, 3).encode()));
+
+      // when the partition is assigned
+      h.assign(0);
+      h.append(0, 5);
+
+      // then it is processed under epoch 4, and the group holds epoch 4's claim
+      await().until(() -> h.task(0).map(t -> t.count == 5).orElse(false));
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(4);
+      assertThat(keys(h.sent(CountingTask.OUT))).containsExactly("0/3/4", "0/4/4");
+      assertThat(CommitPointer.of(h.consumer.committed(Set.of(IN_0)).get(IN_0)))
+          .isEqualTo(new CommitPointer(1, 3, 7, 0, 57, 4));
+    }
+  }
+
+  /**
+   * The group refuses the claim (this member is not in its current generation): nothing of the
+   * partition is processed, it counts as failing, and once the group accepts the claim it is taken
+   * over.
+   */
+  @Test
+  void shouldProcessNothingWhileTheGroupRefusesTheClaim() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      // given a group that refuses this member's commits
+      h.consumer.refuseCommits(
+          new CommitFailedException("the group has moved to a newer generation"));
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+
+      // when the partition is assigned
+      h.assign(0);
+      h.append(0, 3);
+
+      // then nothing is processed, and the partition counts as failing
+      await().atMost(Duration.ofSeconds(20)).until(() -> !h.runtime.readiness().ready());
+      assertThat(h.sent(CountingTask.OUT)).isEmpty();
+      assertThat(h.tasks).allMatch(t -> t.count == 0);
+
+      // and once the group accepts it, the partition is taken over and processed
+      h.consumer.refuseCommits(null);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> h.task(0).map(t -> t.count == 3).orElse(false));
+      assertThat(keys(h.sent(CountingTask.OUT))).hasSize(3);
+      assertThat(CommitPointer.of(h.consumer.committed(Set.of(IN_0)).get(IN_0)).fence())
+          .isEqualTo(h.task(0).orElseThrow().epoch);
+    }
+  }
+
   /** A shared store that can be cut off: then it answers from an empty island of its own. */
   static final class IslandStore implements CheckpointStore {
     final InMemoryCheckpointStore shared = new InMemoryCheckpointStore();
     final InMemoryCheckpointStore island = new InMemoryCheckpointStore();
     final AtomicInteger islandLoads = new AtomicInteger();
+    final Map<Long, Checkpoint> topic = new ConcurrentHashMap<>(); // offset -> copy in "Kafka"
+    final AtomicInteger reads = new AtomicInteger();
     volatile boolean cutOff;
 
     private CheckpointStore now() {
@@ -201,8 +300,14 @@ class PartitionRuntimeTest {
     }
 
     @Override
-    public boolean save(String id, Checkpoint checkpoint) {
+    public Saved save(String id, Checkpoint checkpoint) {
       return now().save(id, checkpoint);
+    }
+
+    @Override
+    public Optional<Checkpoint> read(String id, int partition, long offset) {
+      reads.incrementAndGet();
+      return Optional.ofNullable(topic.get(offset));
     }
 
     @Override

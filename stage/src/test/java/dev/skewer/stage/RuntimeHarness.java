@@ -139,6 +139,15 @@ final class RuntimeHarness implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Commits {@code committed} for a partition in the group, from the poll thread (after the
+   * consumer subscribed, which clears the mock's commits); call before {@link #assign}.
+   */
+  void commitInGroup(int partition, org.apache.kafka.clients.consumer.OffsetAndMetadata committed) {
+    consumer.schedulePollTask(
+        () -> consumer.commitSync(Map.of(new TopicPartition(IN, partition), committed)));
+  }
+
   /** The group assigns exactly these partitions (revoking the others), from the poll thread. */
   void assign(int... partitions) {
     List<TopicPartition> tps = new ArrayList<>();

@@ -33,9 +33,10 @@ public interface CheckpointStore extends AutoCloseable {
    * Stores a checkpoint unless a newer owner has taken the partition (its epoch is above {@code
    * checkpoint.epoch()}): a paused-then-resumed zombie never overwrites its successor's state.
    *
-   * @return false if refused as stale
+   * @return whether it was stored (refused as stale otherwise) and, for a store that keeps a copy
+   *     in Kafka, where that copy was written
    */
-  boolean save(String id, Checkpoint checkpoint);
+  Saved save(String id, Checkpoint checkpoint);
 
   /**
    * Stores a checkpoint that is already durable in Kafka (committed in a transaction together with
@@ -45,7 +46,7 @@ public interface CheckpointStore extends AutoCloseable {
    * @return false if refused as stale
    */
   default boolean cache(String id, Checkpoint checkpoint) {
-    return save(id, checkpoint);
+    return save(id, checkpoint).accepted();
   }
 
   /**
@@ -59,9 +60,10 @@ public interface CheckpointStore extends AutoCloseable {
   }
 
   /**
-   * The checkpoint of {@code id} that a committed transaction wrote at {@code offset} of {@code
-   * partition} of the store's topic (see {@link #transactionalRecord}); empty when there is none
-   * there (aborted, compacted away, another id, or no topic).
+   * The checkpoint of {@code id} written at {@code offset} of {@code partition} of the store's
+   * topic — by a committed transaction (see {@link #transactionalRecord}) or by {@link #save} (see
+   * {@link Saved}); empty when there is none there (aborted, compacted away, another id, or no
+   * topic).
    *
    * @throws CheckpointFormatException when the record there cannot be decoded
    */

@@ -27,6 +27,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -48,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * #save} and {@link #cache} are entry processors on it, so a zombie's save either lands before its
  * successor's {@code nextEpoch} or is refused — there is no window between the check and the write.
  * {@code skewer.<job>.epochs} holds a copy of each fence for operators.
+ *
+ * <p>{@link #save} tells where the mirror's record was written ({@link Saved}): {@code
+ * at_least_once} owners commit that position with their input offset, and a successor whose maps
+ * lost the checkpoint (both copies' members died before Hazelcast made new backups) reads it back
+ * with {@link #read}.
  *
  * <p>{@code exactly_once} owners write their checkpoints to the same topic under the same key
  * inside their transactions ({@link #transactionalRecord}), read them back with {@code
@@ -236,13 +242,13 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public boolean save(String id, Checkpoint checkpoint) {
+  public Saved save(String id, Checkpoint checkpoint) {
     byte[] bytes = checkpoint.encode();
     if (!checkpoints.executeOnKey(id, new Save(checkpoint.epoch(), bytes))) {
-      return false;
+      return Saved.REFUSED;
     }
-    mirror("checkpoint/" + id, bytes);
-    return true;
+    RecordMetadata copy = mirror("checkpoint/" + id, bytes);
+    return copy == null ? Saved.UNLOGGED : Saved.logged(copy.partition(), copy.offset());
   }
 
   @Override
@@ -363,12 +369,15 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     }
   }
 
-  private void mirror(String key, byte[] value) {
+  /** Writes {@code key} to the topic and waits for it; null without a topic. */
+  private RecordMetadata mirror(String key, byte[] value) {
     if (producer == null) {
-      return;
+      return null;
     }
     try {
-      producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value)).get();
+      return producer
+          .send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value))
+          .get();
     } catch (ExecutionException e) {
       throw new KafkaException("cannot mirror " + key + " to " + topic, e.getCause());
     } catch (InterruptedException e) {

@@ -30,11 +30,11 @@ public final class InMemoryCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public synchronized boolean save(String id, Checkpoint checkpoint) {
+  public synchronized Saved save(String id, Checkpoint checkpoint) {
     if (currentEpoch(id) > checkpoint.epoch()) {
-      return false;
+      return Saved.REFUSED;
     }
     checkpoints.put(id, checkpoint);
-    return true;
+    return Saved.UNLOGGED;
   }
 }

@@ -79,7 +79,7 @@ class HazelcastCheckpointStoreTest {
       String id = idOwnedBy(successorMember, "node/race/" + round + "/");
       long zombieEpoch = zombieSide.nextEpoch(id);
       Checkpoint small = new Checkpoint(zombieEpoch, 1, 0, new byte[8]);
-      assertThat(zombieSide.save(id, small)).isTrue();
+      assertThat(zombieSide.save(id, small).accepted()).isTrue();
       Checkpoint big = new Checkpoint(zombieEpoch, 2, 0, large);
       CountDownLatch saving = new CountDownLatch(1);
       AtomicReference<Boolean> saved = new AtomicReference<>();
@@ -89,7 +89,7 @@ class HazelcastCheckpointStoreTest {
               () -> {
                 saving.countDown();
                 try {
-                  saved.set(zombieSide.save(id, big));
+                  saved.set(zombieSide.save(id, big).accepted());
                 } catch (RuntimeException | Error e) {
                   failed.set(e);
                 }
@@ -143,12 +143,13 @@ class HazelcastCheckpointStoreTest {
     Checkpoint a = new Checkpoint(first, 10, 1, new byte[] {1});
 
     // when / then
-    assertThat(zombieSide.save(id, a)).isTrue();
+    assertThat(zombieSide.save(id, a).accepted()).isTrue();
     assertThat(successorSide.load(id)).contains(a);
     long second = successorSide.nextEpoch(id);
     assertThat(second).isEqualTo(first + 1);
     assertThat(successorSide.load(id)).as("a new epoch keeps the checkpoint").contains(a);
-    assertThat(zombieSide.save(id, new Checkpoint(first, 11, 2, new byte[] {2}))).isFalse();
+    assertThat(zombieSide.save(id, new Checkpoint(first, 11, 2, new byte[] {2})).accepted())
+        .isFalse();
     assertThat(zombieSide.cache(id, new Checkpoint(first, 12, 3, new byte[] {3}))).isFalse();
     Checkpoint b = new Checkpoint(second, 20, 4, new byte[] {4, 5});
     assertThat(successorSide.cache(id, b)).isTrue();

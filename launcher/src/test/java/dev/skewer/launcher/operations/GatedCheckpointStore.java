@@ -2,6 +2,7 @@ package dev.skewer.launcher.operations;
 
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +48,7 @@ final class GatedCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public boolean save(String id, Checkpoint checkpoint) {
+  public Saved save(String id, Checkpoint checkpoint) {
     return delegate.save(id, checkpoint);
   }
 
