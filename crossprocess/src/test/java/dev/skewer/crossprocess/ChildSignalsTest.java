@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The harness's assumptions about signals on this platform: {@code destroyForcibly} is SIGKILL,
- * {@code destroy} is SIGTERM, {@code kill -STOP}/{@code -CONT} freeze and thaw, and {@link
+ * {@code destroy} is SIGTERM, {@code kill -STOP}/{@code -CONT} freeze and thaw, {@code kill -QUIT}
+ * prints the threads' stacks (the thread dumps taken when a scenario fails), and {@link
  * OrphanGuard} takes a child down with its parent.
  */
 class ChildSignalsTest {
@@ -71,6 +72,26 @@ class ChildSignalsTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> state(child.pid()) == 'T');
     assertThat(UnixSignal.CONT.sendTo(child.pid())).isTrue();
     await().atMost(Duration.ofSeconds(5)).until(() -> state(child.pid()) != 'T');
+    assertThat(child.isAlive()).isTrue();
+  }
+
+  @Test
+  void shouldPrintItsThreadsAndGoOnWhenSentSigquit() throws Exception {
+    // given
+    Process child = start(List.of());
+
+    // when
+    assertThat(UnixSignal.QUIT.sendTo(child.pid())).isTrue();
+
+    // then the JVM prints a thread dump to its output, naming its main thread, and keeps running
+    BufferedReader out = reader(child);
+    List<String> dump = new ArrayList<>();
+    String line;
+    while ((line = out.readLine()) != null && !line.startsWith("JNI global refs")) {
+      dump.add(line);
+    }
+    assertThat(dump).anyMatch(l -> l.startsWith("Full thread dump"));
+    assertThat(dump).anyMatch(l -> l.startsWith("\"main\""));
     assertThat(child.isAlive()).isTrue();
   }
 

@@ -159,6 +159,19 @@ public final class ClusterUnderTest implements AutoCloseable {
     return Stream.concat(nodes.stream(), coordinators.stream()).collect(Collectors.toList());
   }
 
+  /**
+   * Every running process writes its threads' stacks to its log; returns once they had a moment to
+   * do so.
+   */
+  public void dumpThreads() {
+    processes().forEach(SkewerProcess::dumpThreads);
+    try {
+      Thread.sleep(2_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   public String nodeGroup() {
     return name + "-nodes";
   }

@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What every cross-process scenario shares: a cluster on the shared broker (or its own), the
@@ -41,8 +43,8 @@ import org.junit.jupiter.api.AfterEach;
  * side output).
  *
  * <p>The cluster is closed after each test, whatever happened; the children's logs stay in its work
- * dir under {@code target/crossprocess}. Each verdict is also appended to {@code
- * target/crossprocess/verdicts.txt}.
+ * dir under {@code target/crossprocess} (after a failure, with a thread dump of each process). Each
+ * verdict is also appended to {@code target/crossprocess/verdicts.txt}.
  */
 abstract class CrossProcessScenario {
 
@@ -60,6 +62,18 @@ abstract class CrossProcessScenario {
   protected ClusterUnderTest cluster;
   private String finalsAudit = "";
   private List<ConsumerRecord<byte[], byte[]>> lastResults;
+
+  /**
+   * When a scenario fails, every process still running writes its threads' stacks to its log before
+   * the cluster is closed: a take-over or a write that hangs shows where.
+   */
+  @RegisterExtension
+  final AfterTestExecutionCallback threadDumpsOnFailure =
+      context -> {
+        if (context.getExecutionException().isPresent() && cluster != null) {
+          cluster.dumpThreads();
+        }
+      };
 
   @AfterEach
   void closeCluster() {

@@ -311,6 +311,16 @@ public final class SkewerProcess implements AutoCloseable {
     signal(UnixSignal.CONT);
   }
 
+  /**
+   * SIGQUIT: the JVM writes every thread's stack to its log (a paused one once it is resumed), for
+   * the record of a failed scenario. No-op if it is not running.
+   */
+  public void dumpThreads() {
+    if (isAlive() && UnixSignal.QUIT.sendTo(process.pid())) {
+      LOG.info("{} sent SIGQUIT (thread dump in {})", spec.id(), logFile);
+    }
+  }
+
   /** Stops the process if it still runs (SIGTERM) and launches it again with the same spec. */
   public void restart() {
     stop();

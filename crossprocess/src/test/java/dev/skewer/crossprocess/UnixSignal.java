@@ -4,12 +4,14 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The signals the JDK cannot send: SIGSTOP and SIGCONT, through {@code kill -<NAME> <pid>}. ({@link
- * Process#destroyForcibly} is SIGKILL and {@link Process#destroy} SIGTERM on Linux.)
+ * The signals the JDK cannot send: SIGSTOP, SIGCONT and SIGQUIT (a JVM prints its threads' stacks
+ * to its standard output), through {@code kill -<NAME> <pid>}. ({@link Process#destroyForcibly} is
+ * SIGKILL and {@link Process#destroy} SIGTERM on Linux.)
  */
 enum UnixSignal {
   STOP,
-  CONT;
+  CONT,
+  QUIT;
 
   /** Sends this signal to {@code pid}; false if {@code kill} failed (e.g. no such process). */
   boolean sendTo(long pid) {

@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -99,6 +100,8 @@ final class PartitionOwnership<T extends PartitionTask> {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionOwnership.class);
   static final long FIRST_RETRY_DELAY_MS = 1_000;
   static final long MAX_RETRY_DELAY_MS = 60_000;
+  static final long SLOW_TAKE_OVER_MS = 10_000;
+  static final long STORE_ANSWER_TIMEOUT_MS = 3_000;
 
   enum State {
     RESTORING,
@@ -141,6 +144,10 @@ final class PartitionOwnership<T extends PartitionTask> {
     Future<Outcome> checkpointInFlight;
     boolean cacheInFlight; // exactly_once: the store's copy of a committed checkpoint
     volatile int refusedGeneration; // exactly_once: the generation of the offsets last sent
+    volatile String step = "waiting to restore"; // while RESTORING: what the take-over waits on
+    volatile boolean storeBypassed; // exactly_once: the store hung at take-over; keep no copies
+    final long takeOverStartMs = clock.millis();
+    long slowReportedMs;
     TransactionalSender.Channel channel; // exactly_once: the partition's producer
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
 
@@ -321,6 +328,11 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   private void restore(Owned o) {
     Future<Restored<T>> restored = exactlyOnce ? restoreTransactional(o) : restoreFromStore(o);
+    restored.onSuccess(
+        r ->
+            o.step =
+                "seeking to "
+                    + r.checkpoint().map(c -> "its checkpoint's offset").orElse("the start"));
     restored
         .compose(
             r -> {
@@ -379,11 +391,13 @@ final class PartitionOwnership<T extends PartitionTask> {
    */
   private Future<Restored<T>> restoreFromStore(Owned o) {
     String id = settings.checkpointId(o.partition);
+    o.step = "reading the offset committed in the consumer group";
     return loop.committed(o.partition)
         .compose(
             committed ->
                 vertx.executeBlocking(
                     () -> {
+                      o.step = "taking an epoch and loading the checkpoint from the store";
                       CommitPointer pointer = CommitPointer.of(committed);
                       long epoch = aboveFence(id, pointer);
                       Optional<Checkpoint> cp = store.load(id);
@@ -392,6 +406,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                               && pointer.namesCheckpoint()
                               && (cp.isEmpty() || cp.get().nextOffset() < pointer.nextOffset());
                       if (behind && pointer.hasLog()) {
+                        o.step = "reading the checkpoint back from the checkpoint topic";
                         cp = readBack(o.partition, id, pointer);
                       } else if (behind && !store.outlivesProcesses()) {
                         LOG.warn(
@@ -445,6 +460,7 @@ final class PartitionOwnership<T extends PartitionTask> {
       return Future.succeededFuture(position); // the transactional producer fenced its predecessors
     }
     CommitPointer claim = CommitPointer.claimedBy(r.epoch(), r.found(), position.offset());
+    o.step = "committing its claim in the consumer group";
     return loop.claim(o.partition, new OffsetAndMetadata(claim.nextOffset(), claim.encode()))
         .map(position);
   }
@@ -455,37 +471,97 @@ final class PartitionOwnership<T extends PartitionTask> {
    */
   private Future<Restored<T>> restoreTransactional(Owned o) {
     String id = settings.checkpointId(o.partition);
+    o.step =
+        "initialising its transactional producer (which aborts the previous owner's transaction)";
     TransactionalSender.Channel channel =
         transactions.open(settings.transactionalId(o.partition), o);
     o.channel = channel;
     return channel
         .initialised()
-        .compose(v -> loop.committed(o.partition))
         .compose(
-            committed ->
-                channel.run(
-                    producer -> {
-                      CommitPointer pointer = CommitPointer.of(committed);
-                      long epoch = aboveFence(id, pointer);
-                      Optional<Checkpoint> cp = committedCheckpoint(o.partition, id, pointer);
-                      producer.beginTransaction();
-                      return new Restored<>(
-                          epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
-                    }));
+            v -> {
+              o.step = "reading the offset committed in the consumer group";
+              return loop.committed(o.partition);
+            })
+        .compose(
+            committed -> {
+              CommitPointer pointer = CommitPointer.of(committed);
+              o.step = "taking an epoch and loading the checkpoint from the store";
+              return storeAnswer(id, pointer)
+                  .compose(
+                      answer ->
+                          channel.run(
+                              producer -> {
+                                long epoch;
+                                Optional<Checkpoint> cp;
+                                if (answer.isPresent()) {
+                                  epoch = answer.get().epoch();
+                                  cp =
+                                      committedCheckpoint(
+                                          o.partition, id, pointer, answer.get().stored());
+                                } else {
+                                  o.step = "reading the checkpoint from the checkpoint topic";
+                                  epoch = pointer.fence() + 1;
+                                  cp = readBack(o.partition, id, pointer);
+                                  o.storeBypassed = true;
+                                }
+                                producer.beginTransaction();
+                                return new Restored<>(
+                                    epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
+                              }));
+            });
+  }
+
+  /** What the store answered a take-over: the new epoch and its copy of the checkpoint. */
+  private record StoreAnswer(long epoch, Optional<Checkpoint> stored) {}
+
+  /**
+   * {@code exactly_once}: the store's new epoch and checkpoint copy, or empty when the store has
+   * not answered within {@value #STORE_ANSWER_TIMEOUT_MS} ms and the group's pointer names a
+   * checkpoint record to read instead. The committed pointer and the checkpoint topic are the
+   * truth, the store a fast copy: a Hazelcast member that hangs (a split it has not noticed, a
+   * member it still waits on) must not hold a take-over for its 60 s call timeout. The epoch then
+   * comes from the pointer (above every epoch that committed anything; the broker has fenced every
+   * earlier producer), and the store keeps no copy of this owner's checkpoints. Without such a
+   * pointer the store is waited for.
+   */
+  private Future<Optional<StoreAnswer>> storeAnswer(String id, CommitPointer pointer) {
+    Future<Optional<StoreAnswer>> answer =
+        vertx.executeBlocking(
+            () -> Optional.of(new StoreAnswer(aboveFence(id, pointer), store.load(id))), false);
+    if (pointer == null || !pointer.namesCheckpoint() || !pointer.hasLog()) {
+      return answer;
+    }
+    return answer
+        .timeout(STORE_ANSWER_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .recover(
+            e -> {
+              if (!(e instanceof TimeoutException)) {
+                return Future.failedFuture(e);
+              }
+              LOG.warn(
+                  "{}={}: the checkpoint store has not answered within {} ms; taking {} over from"
+                      + " the checkpoint topic ({}), without a copy in the store",
+                  settings.stage(),
+                  settings.instanceId(),
+                  STORE_ANSWER_TIMEOUT_MS,
+                  id,
+                  pointer.encode());
+              return Future.succeededFuture(Optional.empty());
+            });
   }
 
   /**
-   * The checkpoint committed with the partition's input offset: the store's copy when it is the one
-   * the pointer names, else the record the pointer names in the checkpoint topic (the store fell
-   * behind: e.g. its owner died between commit and copy). Without a pointer (nothing committed yet
-   * in {@code exactly_once}, e.g. the job ran {@code at_least_once} before) the store's checkpoint.
-   * Blocking.
+   * The checkpoint committed with the partition's input offset: the store's copy ({@code stored})
+   * when it is the one the pointer names, else the record the pointer names in the checkpoint topic
+   * (the store fell behind: e.g. its owner died between commit and copy). Without a pointer
+   * (nothing committed yet in {@code exactly_once}, e.g. the job ran {@code at_least_once} before)
+   * the store's checkpoint. Blocking.
    *
    * @throws IllegalStateException when the committed checkpoint cannot be found
    */
   private Optional<Checkpoint> committedCheckpoint(
-      int partition, String id, CommitPointer pointer) {
-    Optional<Checkpoint> stored = store.load(id);
+      int partition, String id, CommitPointer pointer, Optional<Checkpoint> stored) {
     if (pointer == null
         || !pointer.namesCheckpoint()
         || (stored.isPresent() && pointer.names(stored.get()))) {
@@ -565,6 +641,28 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   private boolean current(Owned o) {
     return owned.get(o.partition) == o && !stopping;
+  }
+
+  /**
+   * Logs, every {@value #SLOW_TAKE_OVER_MS} ms, each take-over still under way after that long and
+   * what it waits on (the offset, the store, the broker): a partition that is assigned but not
+   * consumed must never be silent.
+   */
+  void reportSlowTakeOvers(long nowMs) {
+    for (Owned o : owned.values()) {
+      if (o.state == State.RESTORING
+          && nowMs - o.takeOverStartMs >= SLOW_TAKE_OVER_MS
+          && nowMs - o.slowReportedMs >= SLOW_TAKE_OVER_MS) {
+        o.slowReportedMs = nowMs;
+        LOG.warn(
+            "{}={} partition={}: taking it over has taken {} ms so far; waiting on: {}",
+            settings.stage(),
+            settings.instanceId(),
+            o.partition,
+            nowMs - o.takeOverStartMs,
+            o.step);
+      }
+    }
   }
 
   // ---- failures
@@ -918,12 +1016,13 @@ final class PartitionOwnership<T extends PartitionTask> {
    * holds the partition's outputs back: the copy only saves the next restore a read of the
    * checkpoint topic, which the committed pointer names anyway. At most one copy per partition is
    * in flight; a later checkpoint's copy replaces a skipped one. A store that refuses the copy
-   * holds a newer epoch: the partition is fenced (its producer is fenced at the broker too).
+   * holds a newer epoch: the partition is fenced (its producer is fenced at the broker too). An
+   * owner whose take-over bypassed a store that did not answer keeps no copies at all.
    */
   private void cacheInBackground(Owned o, String id, Checkpoint cp) {
     context.runOnContext(
         v -> {
-          if (o.cacheInFlight) {
+          if (o.cacheInFlight || o.storeBypassed) {
             return;
           }
           o.cacheInFlight = true;

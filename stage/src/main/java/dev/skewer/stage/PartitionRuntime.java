@@ -270,6 +270,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
         ownership.rewind(o, "the task failed on a tick: " + e);
       }
     }
+    ownership.reportSlowTakeOvers(nowMs);
     sender.dispatch();
     long failures = sender.failures();
     if (failures > reportedSendFailures) {

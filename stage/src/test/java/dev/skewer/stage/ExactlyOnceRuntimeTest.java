@@ -307,6 +307,53 @@ class ExactlyOnceRuntimeTest {
     }
   }
 
+  /**
+   * The store hangs (a Hazelcast member that has not noticed a split, or waits on a frozen member):
+   * a take-over does not wait for it. After 3 s it takes the checkpoint the group's pointer names
+   * from the checkpoint topic, an epoch above the pointer's, and keeps no copies in the store.
+   */
+  @Test
+  void shouldTakeOverFromTheTopicWhenTheStoreDoesNotAnswer() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      LoggedCheckpointStore store = (LoggedCheckpointStore) h.store;
+      h.start(settings());
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      h.append(0, 3);
+      await().until(() -> h.task(0).orElseThrow().count == 3);
+      h.runtime.checkpointNow();
+      await().until(() -> h.committed(0).map(c -> c.offset() == 3).orElse(false));
+      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 3).orElse(false));
+
+      // given a store that no longer answers
+      CountDownLatch hung = new CountDownLatch(1);
+      store.answersHeldUntil = hung;
+      try {
+        // when the partition is taken over again (a lost send rewinds it)
+        h.transactions
+            .latest(0)
+            .failTopic(CountingTask.OUT, new RecordTooLargeException("refused"));
+        h.append(0, 1);
+
+        // then the new owner restores the committed checkpoint from the topic under epoch 2,
+        // replays record 3, and commits without the store
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> h.tasks.size() == 2 && h.task(0).orElseThrow().count == 4);
+        assertThat(h.task(0).orElseThrow().epoch).isEqualTo(2);
+        assertThat(store.reads.get()).isEqualTo(1);
+        int copies = store.copiesStarted.get();
+        h.runtime.checkpointNow();
+        await().until(() -> h.committed(0).map(c -> c.offset() == 4).orElse(false));
+        assertThat(keys(h.sent(CountingTask.OUT)))
+            .containsExactly("0/0/1", "0/1/1", "0/2/1", "0/3/2");
+        assertThat(store.copiesStarted.get()).as("copies kept in the store").isEqualTo(copies);
+      } finally {
+        hung.countDown();
+      }
+    }
+  }
+
   @Test
   void shouldCommitRevokedPartitionsBeforeGivingThemUp() throws Exception {
     try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {

@@ -26,6 +26,7 @@ final class LoggedCheckpointStore implements CheckpointStore {
   final AtomicInteger reads = new AtomicInteger();
   volatile boolean dropCopies;
   volatile CountDownLatch copiesHeldUntil; // non-null: copies wait for it (a store that hangs)
+  volatile CountDownLatch answersHeldUntil; // non-null: epochs and loads wait for it (it hangs)
   final AtomicInteger copiesStarted = new AtomicInteger();
 
   LoggedCheckpointStore(FakeTransactions broker) {
@@ -34,6 +35,7 @@ final class LoggedCheckpointStore implements CheckpointStore {
 
   @Override
   public long nextEpoch(String id) {
+    await(answersHeldUntil);
     return delegate.nextEpoch(id);
   }
 
@@ -44,6 +46,7 @@ final class LoggedCheckpointStore implements CheckpointStore {
 
   @Override
   public Optional<Checkpoint> load(String id) {
+    await(answersHeldUntil);
     return delegate.load(id);
   }
 
@@ -55,7 +58,13 @@ final class LoggedCheckpointStore implements CheckpointStore {
   @Override
   public boolean cache(String id, Checkpoint checkpoint) {
     copiesStarted.incrementAndGet();
-    CountDownLatch held = copiesHeldUntil;
+    await(copiesHeldUntil);
+    return dropCopies
+        ? delegate.currentEpoch(id) <= checkpoint.epoch()
+        : delegate.save(id, checkpoint).accepted();
+  }
+
+  private static void await(CountDownLatch held) {
     if (held != null) {
       try {
         held.await();
@@ -64,9 +73,6 @@ final class LoggedCheckpointStore implements CheckpointStore {
         throw new IllegalStateException(e);
       }
     }
-    return dropCopies
-        ? delegate.currentEpoch(id) <= checkpoint.epoch()
-        : delegate.save(id, checkpoint).accepted();
   }
 
   @Override
