@@ -49,6 +49,11 @@ public final class LoadRun implements AutoCloseable {
             .producerConfig(ProducerConfig.BUFFER_MEMORY_CONFIG, 256L * 1024 * 1024)
             .producerConfig(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1_000L)
             .producerConfig(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 1_000L)
+            // the reference holds each event once, so the input must too: with more than one
+            // request in flight, a restarted broker refuses the retry of a batch it already wrote
+            // (it remembers only the last one), the producer bumps its epoch and sends it again —
+            // BrokerRestartIT once found 894 events twice in the topic (producer epoch 0, then 1)
+            .producerConfig(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1)
             .build();
     this.threadName = "load-" + topic;
   }
