@@ -300,13 +300,24 @@ public final class Aggregate {
    * values the value is NaN (rank error 0).
    */
   public QuantileEstimate quantile(double q) {
+    return quantiles(new double[] {q})[0];
+  }
+
+  /**
+   * The quantiles {@code qs} (each in 0..1), in their order: {@link #quantile} of each, computed
+   * together (one t-digest is built for all of them). IllegalStateException if the spec has no
+   * quantiles.
+   */
+  public QuantileEstimate[] quantiles(double[] qs) {
     if (quantiles == null) {
       throw new IllegalStateException("spec has no quantiles");
     }
-    if (!(q >= 0 && q <= 1)) {
-      throw new IllegalArgumentException("q must be in [0, 1], was " + q);
+    for (double q : qs) {
+      if (!(q >= 0 && q <= 1)) {
+        throw new IllegalArgumentException("q must be in [0, 1], was " + q);
+      }
     }
-    return quantiles.quantile(q);
+    return quantiles.quantiles(qs);
   }
 
   /** Number of values folded into the quantile sketch; IllegalStateException if it is off. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class AggregateTest {
@@ -115,5 +116,40 @@ class AggregateTest {
     a.merge(a);
     assertThat(a.count()).isEqualTo(2);
     assertThat(a.sum(0)).isEqualTo(4);
+  }
+
+  @Test
+  void shouldGiveEachQuantileAsAloneWhenSeveralAreAskedTogether() {
+    double[] qs = {0.99, 0.5, 0.0, 1.0, 0.999, 0.5};
+    for (int seed = 0; seed < 40; seed++) {
+      Random r = new Random(seed);
+      // exact (<= 128 values), digest with pending raw values, digest merged from others
+      int n = new int[] {0, 1, 50, 128, 129, 700, 5_000}[seed % 7];
+      Aggregate a = Aggregate.empty(SketchSpec.countsOnly(0).withQuantiles());
+      for (int i = 0; i < n; i++) {
+        a.update(null, null, null, Math.exp(r.nextGaussian()));
+      }
+      if (seed % 3 == 0) {
+        Aggregate other = Aggregate.empty(SketchSpec.countsOnly(0).withQuantiles());
+        for (int i = 0; i < 600 + r.nextInt(900); i++) {
+          other.update(null, null, null, r.nextDouble() * 10);
+        }
+        a.merge(other);
+      }
+
+      QuantileEstimate[] together = a.quantiles(qs);
+
+      assertThat(together).hasSize(qs.length);
+      for (int i = 0; i < qs.length; i++) {
+        // a.quantile(q) builds its own digest: asking several must not change any answer
+        assertThat(together[i]).as("seed %d, q=%s", seed, qs[i]).isEqualTo(a.quantile(qs[i]));
+      }
+    }
+    assertThatThrownBy(
+            () ->
+                Aggregate.empty(SketchSpec.countsOnly(0).withQuantiles())
+                    .quantiles(new double[] {0.5, 1.5}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1.5");
   }
 }

@@ -3,6 +3,7 @@ package dev.skewer.core.result;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.OutputSpec;
@@ -63,11 +64,15 @@ import java.util.List;
  * revisions after it. {@code guarantee} is the job's {@link dev.skewer.core.job.Guarantee}: what
  * the result's producer promised about duplicates after failures (see docs/guarantees.md).
  *
- * <p>Thread-safe (immutable; a generator per call).
+ * <p>Thread-safe (a generator per call; the one field written after construction caches the last
+ * timestamp text as an immutable value).
  */
 public final class ResultFormatter {
 
-  private static final JsonFactory FACTORY = new JsonFactory();
+  // the shortest decimal that reads back as the same double (Double.toString's format), written
+  // without Double.toString's intermediate objects
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
   private static final DateTimeFormatter TIMESTAMP =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
 
@@ -84,6 +89,8 @@ public final class ResultFormatter {
   private final int heavyHitters;
   private final String[] dimensionNames;
   private final boolean sessions;
+  // the last timestamp written: an immutable value, so threads racing on it only repeat the work
+  private volatile FormattedTime lastTimestamp;
 
   public ResultFormatter(JobSpec job) {
     this.event = job.name();
@@ -171,7 +178,7 @@ public final class ResultFormatter {
       g.writeStartObject();
       g.writeStringField("event", event);
       g.writeStringField(keyField, key);
-      g.writeStringField("timestamp", TIMESTAMP.format(Instant.ofEpochMilli(windowStartMs)));
+      g.writeStringField("timestamp", timestamp(windowStartMs));
       g.writeStringField("guarantee", guarantee);
       g.writeObjectFieldStart("value");
       if (sessions) {
@@ -200,8 +207,9 @@ public final class ResultFormatter {
         g.writeEndObject();
       }
       if (quantiles.length > 0 && aggregate.quantileCount() > 0) {
+        QuantileEstimate[] estimates = aggregate.quantiles(quantiles);
         for (int i = 0; i < quantiles.length; i++) {
-          QuantileEstimate q = aggregate.quantile(quantiles[i]);
+          QuantileEstimate q = estimates[i];
           g.writeObjectFieldStart(quantileNames[i]);
           number(g, "estimate", q.value());
           number(g, "rank_error", q.rankError());
@@ -242,6 +250,22 @@ public final class ResultFormatter {
     }
     return out.toByteArray();
   }
+
+  /**
+   * The window start as {@code yyyy-MM-dd HH:mm:ss} UTC; the last one is kept (a window's results
+   * share it).
+   */
+  private String timestamp(long windowStartMs) {
+    FormattedTime last = lastTimestamp;
+    if (last == null || last.epochMs() != windowStartMs) {
+      last =
+          new FormattedTime(windowStartMs, TIMESTAMP.format(Instant.ofEpochMilli(windowStartMs)));
+      lastTimestamp = last;
+    }
+    return last.text();
+  }
+
+  private record FormattedTime(long epochMs, String text) {}
 
   /**
    * The results-topic record key: {@code key + "@" + windowStartMs} (for sessions the session

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ResultFormatterTest {
@@ -295,6 +296,50 @@ class ResultFormatterTest {
     JobSpec job = JobSpecLoader.parse(JOB, Map.of());
     assertThat(new ResultFormatter(job).resultKey("ad42", START)).isEqualTo("ad42@1700000000000");
     assertThat(new ResultFormatter(job).resultKey("a@b", -5)).isEqualTo("a@b@-5");
+  }
+
+  @Test
+  void shouldWriteEachWindowsTimestampAndNumbersThatReadBackExactly() throws Exception {
+    // given one formatter writing results of windows in turn, and values of every magnitude
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    ResultFormatter formatter = new ResultFormatter(job);
+    Random r = new Random(7);
+    long[] starts = {START, START, END, START, -1000, 0, END + 10_000};
+    String[] expected = {
+      "2023-11-14 22:13:20",
+      "2023-11-14 22:13:20",
+      "2023-11-14 22:13:30",
+      "2023-11-14 22:13:20",
+      "1969-12-31 23:59:59",
+      "1970-01-01 00:00:00",
+      "2023-11-14 22:13:40"
+    };
+    for (int i = 0; i < 200; i++) {
+      Aggregate agg = Aggregate.empty(job.toSketchSpec());
+      double v =
+          switch (i % 4) {
+            case 0 -> r.nextDouble();
+            case 1 ->
+                Double.longBitsToDouble(r.nextLong() & Long.MAX_VALUE); // any finite magnitude
+            case 2 -> r.nextGaussian() * Math.pow(10, r.nextInt(40) - 20);
+            default -> -r.nextInt(1_000_000) / 1000.0;
+          };
+      if (!Double.isFinite(v)) {
+        continue;
+      }
+      agg.update(new double[] {v, -v}, "u", "ie", v);
+      int w = i % starts.length;
+
+      // when
+      JsonNode r2 =
+          JSON.readTree(formatter.format("k", starts[w], starts[w] + 10_000, agg, 0, null));
+
+      // then
+      assertThat(r2.get("timestamp").asText()).isEqualTo(expected[w]);
+      assertThat(r2.get("value").get("sum_latency").doubleValue()).isEqualTo(v);
+      assertThat(r2.get("value").get("max_cost").doubleValue()).isEqualTo(-v);
+      assertThat(r2.get("value").get("p50_latency_ms").get("estimate").doubleValue()).isEqualTo(v);
+    }
   }
 
   private static List<String> fieldNames(JsonNode n) {

@@ -224,18 +224,38 @@ public final class QuantileSketch {
 
   /** The q-quantile; NaN with rank error 0 when empty. */
   public QuantileEstimate quantile(double q) {
+    return quantiles(new double[] {q})[0];
+  }
+
+  /**
+   * The quantiles {@code qs}, in their order: what {@link #quantile} gives for each, with the
+   * digest built (or the exact values sorted) once for all of them.
+   */
+  public QuantileEstimate[] quantiles(double[] qs) {
+    QuantileEstimate[] out = new QuantileEstimate[qs.length];
     if (count == 0) {
-      return new QuantileEstimate(q, Double.NaN, 0);
+      for (int i = 0; i < qs.length; i++) {
+        out[i] = new QuantileEstimate(qs[i], Double.NaN, 0);
+      }
+      return out;
     }
     if (isExact()) {
       double[] sorted = Arrays.copyOf(values, rawCount);
       Arrays.sort(sorted);
-      int rank = (int) Math.ceil(q * count) - 1;
-      return new QuantileEstimate(q, sorted[Math.max(0, Math.min((int) count - 1, rank))], 0);
+      for (int i = 0; i < qs.length; i++) {
+        int rank = (int) Math.ceil(qs[i] * count) - 1;
+        out[i] =
+            new QuantileEstimate(qs[i], sorted[Math.max(0, Math.min((int) count - 1, rank))], 0);
+      }
+      return out;
     }
-    double value = digest().quantile(q);
-    double bound = Math.min(1, SCALE.max(q, SCALE.normalizer(compression, count)));
-    return new QuantileEstimate(q, value, bound);
+    // the first quantile compresses the digest's raw values; the others read the same centroids
+    MergingDigest d = digest();
+    for (int i = 0; i < qs.length; i++) {
+      double bound = Math.min(1, SCALE.max(qs[i], SCALE.normalizer(compression, count)));
+      out[i] = new QuantileEstimate(qs[i], d.quantile(qs[i]), bound);
+    }
+    return out;
   }
 
   /** Approximate heap footprint in bytes. */
