@@ -23,6 +23,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * stage's own tuning. The consumer always reads {@code read_committed}, whatever the user's
  * properties say: a stage must never see what an upstream transaction aborted.
  *
+ * <p>The (non-transactional) producer keeps one request in flight per broker, so that a broker
+ * restart cannot leave a gap in what it wrote (see {@link #producerConfig}).
+ *
  * @param kafka bootstrap servers and the user's client properties
  * @param groupId the stage's consumer group
  * @param consumerClientId the consumer's client id (unless the user sets one)
@@ -65,9 +68,22 @@ public record KafkaStageClients(
 
   @Override
   public Producer<byte[], byte[]> producer() {
+    return new KafkaProducer<>(
+        producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /** The configuration of {@link #producer}. */
+  Map<String, Object> producerConfig() {
     Map<String, Object> config = new HashMap<>(kafka.producerConfig());
     config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, producerClientId);
-    return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+    // one request in flight per broker: with several, a broker restart can leave a gap. The broker
+    // keeps the sequence of only the last batch of each producer across a restart, so the retry of
+    // an earlier batch in flight at the stop is refused (OUT_OF_ORDER_SEQUENCE_NUMBER) and retried
+    // until delivery.timeout.ms (2 min) fails it, while later batches are already written: the
+    // stage rewinds only then. With one in flight, the retried batch is the last one and is
+    // recognised as a duplicate.
+    config.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    return config;
   }
 
   /**
