@@ -275,14 +275,7 @@ class ExactlyOnceRuntimeTest {
   @Test
   void shouldRestoreTheCommittedCheckpointFromTheTopicWhenTheStoreIsBehind() throws Exception {
     try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
-      LoggedCheckpointStore store = (LoggedCheckpointStore) h.store;
-      h.start(settings());
-      h.assign(0);
-      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
-      h.append(0, 3);
-      await().until(() -> h.task(0).orElseThrow().count == 3);
-      h.runtime.checkpointNow();
-      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 3).orElse(false));
+      LoggedCheckpointStore store = startWithThreeRecordsCommitted(h);
 
       // given a commit at offset 5 whose copy the store missed (its owner died in between)
       store.dropCopies = true;
@@ -308,6 +301,24 @@ class ExactlyOnceRuntimeTest {
   }
 
   /**
+   * Starts {@code h} with partition 0, and processes and commits its records 0..2: committed at
+   * offset 3, and the store's copy of that checkpoint kept.
+   */
+  private static LoggedCheckpointStore startWithThreeRecordsCommitted(RuntimeHarness h)
+      throws Exception {
+    LoggedCheckpointStore store = (LoggedCheckpointStore) h.store;
+    h.start(settings());
+    h.assign(0);
+    await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+    h.append(0, 3);
+    await().until(() -> h.task(0).orElseThrow().count == 3);
+    h.runtime.checkpointNow();
+    await().until(() -> h.committed(0).map(c -> c.offset() == 3).orElse(false));
+    await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 3).orElse(false));
+    return store;
+  }
+
+  /**
    * The store hangs (a Hazelcast member that has not noticed a split, or waits on a frozen member):
    * a take-over does not wait for it. After 3 s it takes the checkpoint the group's pointer names
    * from the checkpoint topic, an epoch above the pointer's, and keeps no copies in the store.
@@ -315,15 +326,7 @@ class ExactlyOnceRuntimeTest {
   @Test
   void shouldTakeOverFromTheTopicWhenTheStoreDoesNotAnswer() throws Exception {
     try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
-      LoggedCheckpointStore store = (LoggedCheckpointStore) h.store;
-      h.start(settings());
-      h.assign(0);
-      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
-      h.append(0, 3);
-      await().until(() -> h.task(0).orElseThrow().count == 3);
-      h.runtime.checkpointNow();
-      await().until(() -> h.committed(0).map(c -> c.offset() == 3).orElse(false));
-      await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 3).orElse(false));
+      LoggedCheckpointStore store = startWithThreeRecordsCommitted(h);
 
       // given a store that no longer answers
       CountDownLatch hung = new CountDownLatch(1);
