@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -188,22 +189,34 @@ public final class HeadlessChromium implements AutoCloseable {
     } catch (Exception ignored) {
       // the browser is killed below anyway
     }
+    // the browser's helpers (renderer, network service) outlive its main process briefly, and
+    // write to the profile meanwhile: stop them all before the profile is deleted
+    List<ProcessHandle> helpers = process.descendants().toList();
     process.destroy();
+    helpers.forEach(ProcessHandle::destroy);
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
+      for (ProcessHandle helper : helpers) {
+        helper.onExit().get(10, TimeUnit.SECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      helpers.forEach(ProcessHandle::destroyForcibly);
     }
     deleteRecursively(profile);
   }
 
+  /** Deletes a temp directory; files that vanish or appear meanwhile are retried, never fatal. */
   private static void deleteRecursively(Path dir) {
-    try (var paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException ignored) {
-      // a temp directory
+    for (int attempt = 0; attempt < 5 && Files.exists(dir); attempt++) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException | UncheckedIOException ignored) {
+        // a file vanished during the walk: walk again
+      }
     }
   }
 
