@@ -51,7 +51,7 @@ record CommitPointer(
     this(epoch, nextOffset, createdMs, logPartition, logOffset, -1);
   }
 
-  /** The pointer to {@code cp}, stored as {@code saved} tells. */
+  /** The pointer to {@code cp}, whose copy in the checkpoint topic is where {@code saved} says. */
   static CommitPointer to(Checkpoint cp, Saved saved) {
     return new CommitPointer(
         cp.epoch(), cp.nextOffset(), cp.createdMs(), saved.logPartition(), saved.logOffset());

@@ -1046,11 +1046,10 @@ final class PartitionOwnership<T extends PartitionTask> {
       Producer<byte[], byte[]> producer, String id, Checkpoint cp) throws Exception {
     Optional<ProducerRecord<byte[], byte[]>> record = store.transactionalRecord(id, cp);
     if (record.isEmpty()) {
-      return new CommitPointer(cp.epoch(), cp.nextOffset(), cp.createdMs(), -1, -1);
+      return CommitPointer.to(cp, Saved.UNLOGGED);
     }
     RecordMetadata written = producer.send(record.get()).get();
-    return new CommitPointer(
-        cp.epoch(), cp.nextOffset(), cp.createdMs(), written.partition(), written.offset());
+    return CommitPointer.to(cp, Saved.logged(written.partition(), written.offset()));
   }
 
   /**
