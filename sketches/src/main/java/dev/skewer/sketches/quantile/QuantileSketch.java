@@ -9,6 +9,7 @@ import dev.skewer.sketches.codec.ByteSink;
 import dev.skewer.sketches.codec.ByteSource;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Collection;
 
 /**
  * Quantiles of a stream of finite doubles: the first {@value #EXACT_LIMIT} values are kept exactly;
@@ -138,11 +139,13 @@ public final class QuantileSketch {
         d.add(otherMeans[i], (int) otherWeights[i]);
       }
     }
-    int n = d.centroids().size(); // compresses
+    // centroids() compresses (forced): call it once, a second call would merge the centroids again
+    Collection<Centroid> centroids = d.centroids();
+    int n = centroids.size();
     means = new double[n];
     weights = new long[n];
     int i = 0;
-    for (Centroid c : d.centroids()) {
+    for (Centroid c : centroids) {
       means[i] = c.mean();
       weights[i] = c.count();
       i++;
