@@ -233,7 +233,8 @@ public final class ImbalanceBench implements Callable<Integer> {
   /**
    * On the sending thread, at a progress report (at most once a second): the first time the
    * producer's table is not empty, the events topic's end offsets. The sending thread waits for
-   * them, so they hold exactly what was sent before the table.
+   * them, so they hold what was sent before the table, give or take the batch in flight (linger 5
+   * ms).
    */
   private void noteFirstTable(LoadProducer producer, String topic, long sent, long elapsedMs) {
     if (producer == null || firstTable.get() != null || producer.hotKeys().isEmpty()) {
