@@ -152,7 +152,7 @@ public final class ImbalanceBench implements Callable<Integer> {
       description =
           "JVM flags of each Skewer process, space-separated; {name} becomes the process's name."
               + " Default: '${DEFAULT-VALUE}' (9 JVMs share the machine: small heaps, C1"
-              + " only, which halves the start-up's CPU).")
+              + " only to spend less CPU on the JIT).")
   String jvmOpts;
 
   @Option(
