@@ -2,6 +2,7 @@ package dev.skewer.benchmarks;
 
 import dev.skewer.benchmarks.deployed.DeployedBench;
 import dev.skewer.benchmarks.deployed.FailoverBench;
+import dev.skewer.benchmarks.deployed.ImbalanceBench;
 import dev.skewer.benchmarks.deployed.JoinBench;
 import dev.skewer.benchmarks.deployed.StartupBench;
 import dev.skewer.benchmarks.profile.ProfileSummary;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Command;
       DeployedBench.class,
       StartupBench.class,
       FailoverBench.class,
+      ImbalanceBench.class,
       JoinBench.class,
       ProfileSummary.class,
       CheckpointBench.class,

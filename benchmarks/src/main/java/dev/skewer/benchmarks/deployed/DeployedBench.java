@@ -1,6 +1,5 @@
 package dev.skewer.benchmarks.deployed;
 
-import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
@@ -22,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,9 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import picocli.CommandLine.Command;
@@ -268,7 +264,7 @@ public final class DeployedBench implements Callable<Integer> {
 
   private JobSpec jobSpecOf(String name) {
     Path file = workDir.resolve(name + ".yaml");
-    DeployedCluster.writeW1Job(name, null, file);
+    DeployedCluster.writeW1Job(name, null, DeployedCluster.W1_PARTITIONS, file);
     return dev.skewer.core.job.JobSpecLoader.load(file, Map.of());
   }
 
@@ -281,6 +277,7 @@ public final class DeployedBench implements Callable<Integer> {
             processArgs,
             "w1-d" + run,
             null,
+            DeployedCluster.W1_PARTITIONS,
             broker.bootstrapServers(),
             2,
             1,
@@ -521,35 +518,11 @@ public final class DeployedBench implements Callable<Integer> {
 
   /** The run's own topics, so runs do not fill the disk. */
   private void deleteTopics(JobSpec job) {
-    JobNames names = JobNames.of(job);
-    List<String> topics =
-        List.of(
-            job.topics().partials(),
-            job.topics().results(),
-            job.topics().late(),
-            job.topics().dlq(),
-            names.checkpointsTopic(),
-            names.hotKeysTopic());
-    try {
-      Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-      List<String> delete = topics.stream().filter(existing::contains).toList();
-      admin.deleteTopics(delete).all().get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      System.out.println("  (could not delete the run's topics: " + e + ")");
-    }
+    JobTopics.delete(admin, job, false);
   }
 
   private long endOffset(String topic) throws Exception {
-    var desc =
-        admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-    Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-    desc.partitions()
-        .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-    long sum = 0;
-    for (var e : admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).values()) {
-      sum += e.offset();
-    }
-    return sum;
+    return JobTopics.total(admin, topic);
   }
 
   private void startBrokerRecording(String label) {

@@ -27,6 +27,9 @@ final class DeployedCluster {
   /** The example job of W1 inside the launcher jar. */
   static final String W1_RESOURCE = "/examples/w1.yaml";
 
+  /** W1's events partitions (BENCHMARK.md). */
+  static final int W1_PARTITIONS = 4;
+
   final JobSpec job;
   final Path jobFile;
   private final List<SkewerChild> nodes = new ArrayList<>();
@@ -45,6 +48,8 @@ final class DeployedCluster {
    *     process's name (e.g. {@code -Xlog:gc:file=gc-{name}.log})
    * @param extraArgs appended to every child's command line (e.g. {@code -X key=value})
    * @param eventsTopic the job's events topic; null = W1's ({@code events})
+   * @param eventsPartitions the events topic's partitions in the job ({@link #W1_PARTITIONS} for
+   *     W1's)
    * @param jfrDir where each child records a JFR profile ({@code <runLabel>-<name>.jfr}); null = no
    *     recording
    */
@@ -54,6 +59,7 @@ final class DeployedCluster {
       List<String> extraArgs,
       String jobName,
       String eventsTopic,
+      int eventsPartitions,
       String bootstrap,
       int nodeCount,
       int coordinatorCount,
@@ -61,7 +67,7 @@ final class DeployedCluster {
       Path jfrDir,
       String runLabel) {
     Path jobFile = workDir.resolve(jobName + ".yaml");
-    writeW1Job(jobName, eventsTopic, jobFile);
+    writeW1Job(jobName, eventsTopic, eventsPartitions, jobFile);
     DeployedCluster cluster = new DeployedCluster(JobSpecLoader.load(jobFile, Map.of()), jobFile);
     Path logDir = workDir.resolve("logs").resolve(runLabel);
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -153,12 +159,36 @@ final class DeployedCluster {
   }
 
   /**
+   * Sets {@code watermark.finalizeAfterIdle} in this cluster's job file (before {@link #launch}):
+   * W1's 1 s suits events loaded before the cluster starts, not a live load on a machine where the
+   * producer can stall for longer.
+   */
+  void finalizeAfterIdle(Duration idle) {
+    if (idle.toSeconds() < 1 || idle.toMillis() % 1000 != 0) {
+      throw new IllegalArgumentException("idle must be whole seconds >= 1: " + idle);
+    }
+    try {
+      String yaml = Files.readString(jobFile, StandardCharsets.UTF_8);
+      String changed =
+          yaml.replaceFirst(
+              "(?m)^  finalizeAfterIdle: \\S+", "  finalizeAfterIdle: " + idle.toSeconds() + "s");
+      if (changed.equals(yaml)) {
+        throw new IllegalStateException(jobFile + " has no 'finalizeAfterIdle:' line to change");
+      }
+      Files.writeString(jobFile, changed, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot rewrite " + jobFile, e);
+    }
+  }
+
+  /**
    * Writes W1's job file ({@code examples/w1.yaml}) under {@code jobName}, with output topics named
    * after the job so that runs never read each other's results.
    *
    * @param eventsTopic the events topic; null = W1's ({@code events})
+   * @param eventsPartitions the events topic's partitions ({@link #W1_PARTITIONS} for W1's)
    */
-  static void writeW1Job(String jobName, String eventsTopic, Path file) {
+  static void writeW1Job(String jobName, String eventsTopic, int eventsPartitions, Path file) {
     String yaml;
     try (InputStream in = DeployedCluster.class.getResourceAsStream(W1_RESOURCE)) {
       if (in == null) {
@@ -175,7 +205,9 @@ final class DeployedCluster {
     String withTopics =
         named.replaceFirst(
             "(?m)^  eventsPartitions: 4$",
-            "  eventsPartitions: 4\n"
+            "  eventsPartitions: "
+                + eventsPartitions
+                + "\n"
                 + "  results: "
                 + jobName
                 + ".results\n"

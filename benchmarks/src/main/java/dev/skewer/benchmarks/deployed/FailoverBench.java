@@ -27,17 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.MemberDescription;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -137,6 +131,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
 
   private Admin admin;
   private JobSpec job;
+  private NodeGroup nodeGroup;
 
   @Override
   public Integer call() throws Exception {
@@ -162,6 +157,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
               processArgs,
               "w1-f",
               "w1-f.events",
+              DeployedCluster.W1_PARTITIONS,
               broker.bootstrapServers(),
               2,
               1,
@@ -169,6 +165,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
               null,
               "failover");
       job = cluster.job;
+      nodeGroup = new NodeGroup(admin, job);
       broker.createTopic(job.topics().events(), job.topics().eventsPartitions(), Map.of());
       ExactReference reference =
           ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
@@ -380,15 +377,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
 
   /** The events partitions the group assigned to {@code node}'s consumer. */
   private Set<Integer> partitionsOf(SkewerChild node) throws Exception {
-    String clientId = "skewer-" + node.name + "-events";
-    Set<Integer> partitions = new TreeSet<>();
-    for (MemberDescription m : describe().members()) {
-      if (m.clientId().equals(clientId)) {
-        for (TopicPartition tp : m.assignment().topicPartitions()) {
-          partitions.add(tp.partition());
-        }
-      }
-    }
+    Set<Integer> partitions = nodeGroup.partitionsOf(node.name);
     if (partitions.isEmpty()) {
       throw new IllegalStateException(node.name + " owns no partition of " + job.topics().events());
     }
@@ -397,28 +386,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
 
   /** Whether the node group is stable with {@code members} members and every partition assigned. */
   private boolean settled(int members) {
-    try {
-      ConsumerGroupDescription d = describe();
-      if (d.groupState() != GroupState.STABLE || d.members().size() != members) {
-        return false;
-      }
-      Set<Integer> assigned = new TreeSet<>();
-      for (MemberDescription m : d.members()) {
-        m.assignment().topicPartitions().forEach(tp -> assigned.add(tp.partition()));
-      }
-      return assigned.size() == job.topics().eventsPartitions();
-    } catch (Exception e) {
-      return false;
-    }
-  }
-
-  private ConsumerGroupDescription describe() throws Exception {
-    String group = JobNames.of(job).nodesGroup();
-    return admin
-        .describeConsumerGroups(List.of(group))
-        .describedGroups()
-        .get(group)
-        .get(10, TimeUnit.SECONDS);
+    return nodeGroup.settled(members);
   }
 
   /** Polls every 50 ms; fails naming {@code what} after 3 minutes. */
@@ -454,15 +422,6 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
   }
 
   private long endOffset(String topic) throws Exception {
-    var desc =
-        admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-    Map<TopicPartition, OffsetSpec> specs = new java.util.HashMap<>();
-    desc.partitions()
-        .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-    long sum = 0;
-    for (var e : admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).values()) {
-      sum += e.offset();
-    }
-    return sum;
+    return JobTopics.total(admin, topic);
   }
 }

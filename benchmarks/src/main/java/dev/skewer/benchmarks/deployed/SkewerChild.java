@@ -112,6 +112,23 @@ final class SkewerChild {
     return false;
   }
 
+  /**
+   * The body of its {@code /metrics} (Prometheus text).
+   *
+   * @throws IOException when it does not answer, or not with 200
+   */
+  String metrics() throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+            .timeout(Duration.ofSeconds(10))
+            .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException(name + " /metrics answered " + response.statusCode());
+    }
+    return response.body();
+  }
+
   long launchedMs() {
     return launchedMs;
   }

@@ -124,6 +124,7 @@ public final class StartupBench implements Callable<Integer> {
                 processArgs,
                 jobName,
                 jobName + ".events",
+                DeployedCluster.W1_PARTITIONS,
                 broker.bootstrapServers(),
                 2,
                 1,

@@ -44,8 +44,17 @@ public final class HotKeyBench implements Callable<Integer> {
       names = "--burst-events",
       defaultValue = "4000000",
       description =
-          "Events of the burst workload (40 s, so the fall-back shows). Default: ${DEFAULT-VALUE}.")
+          "Events of the burst workload (40 s, so the fall-back shows; 0 skips it). Default:"
+              + " ${DEFAULT-VALUE}.")
   int burstEvents;
+
+  @Option(
+      names = "--events-per-second",
+      defaultValue = "100000",
+      description =
+          "Events per simulated second (W1's 100,000; a real cluster's rate to compare with bench"
+              + " imbalance). Default: ${DEFAULT-VALUE}.")
+  long eventsPerSecond;
 
   @Option(
       names = "--partitions",
@@ -99,12 +108,13 @@ public final class HotKeyBench implements Callable<Integer> {
             .withQuietPeriod(Duration.ofSeconds(quietSeconds));
     HotKeyDetector.Config detectorConfig = HotKeyDetector.Config.defaults();
     System.out.printf(
-        "Hot keys: %d partitions = %d nodes, seed %d, 100,000 events per simulated second;"
+        "Hot keys: %d partitions = %d nodes, seed %d, %,d events per simulated second;"
             + " policy target %.5f of the mean partition rate (min %.0f ev/s), lower ratio %.2f, quiet %d s;"
             + " detector %d x %d ms buckets, %d counters, min share %.3f; tick %d ms.%n",
         partitions,
         partitions,
         seed,
+        eventsPerSecond,
         policyConfig.targetShare(),
         policyConfig.minTargetRate(),
         policyConfig.lowerRatio(),
@@ -119,14 +129,16 @@ public final class HotKeyBench implements Callable<Integer> {
         Runtime.version(),
         Runtime.getRuntime().maxMemory() >> 20,
         Runtime.getRuntime().availableProcessors());
-    List<WorkloadSpec> specs =
-        List.of(
-            WorkloadSpec.w3(events, seed, 0.8),
-            WorkloadSpec.w3(events, seed, 1.1),
-            WorkloadSpec.w3(events, seed, 1.5),
-            WorkloadSpec.w3(events, seed, 2.0),
-            WorkloadSpec.w2(events, seed),
-            WorkloadSpec.burst(burstEvents, seed));
+    List<WorkloadSpec> specs = new ArrayList<>();
+    specs.add(WorkloadSpec.w3(events, seed, 0.8));
+    specs.add(WorkloadSpec.w3(events, seed, 1.1));
+    specs.add(WorkloadSpec.w3(events, seed, 1.5));
+    specs.add(WorkloadSpec.w3(events, seed, 2.0));
+    specs.add(WorkloadSpec.w2(events, seed));
+    if (burstEvents > 0) {
+      specs.add(WorkloadSpec.burst(burstEvents, seed));
+    }
+    specs.replaceAll(spec -> spec.withTime(spec.startMs(), eventsPerSecond));
     HotKeySimulation sim = new HotKeySimulation(partitions);
     System.out.printf(
         "%-10s %7s %7s %8s %8s %8s %6s %9s  %s%n",
