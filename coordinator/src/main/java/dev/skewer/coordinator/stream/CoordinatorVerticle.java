@@ -77,7 +77,14 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
             sources -> {
               tasks = new MergeTasks(job, settings.kafka(), sources, results, registry, id, clock);
               if (publisher != null) {
-                FanoutPolicy fanout = new FanoutPolicy(settings.hotKeys().policy(), sources, clock);
+                FanoutPolicy.Config policy = settings.hotKeys().policy();
+                FanoutPolicy fanout = new FanoutPolicy(policy, sources, clock);
+                LOG.info(
+                    "coordinator={} hot keys: target per sub-key = max({} events/s, {} of the"
+                        + " mean partition rate)",
+                    id,
+                    policy.minTargetRate(),
+                    policy.targetShare());
                 results.fanout(fanout);
                 hotKeys =
                     new HotKeyDecisions(

@@ -3,6 +3,7 @@ package dev.skewer.launcher.cli;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
+import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.core.checkpoint.CheckpointStore;
@@ -37,6 +38,25 @@ public final class CoordinatorCommand implements Callable<Integer> {
       paramLabel = "true|false",
       description = "Do not detect hot keys nor publish the hot-key table. Default: false.")
   boolean noHotKeys;
+
+  @Option(
+      names = "--hot-key-min-rate",
+      paramLabel = "EVENTS_PER_S",
+      defaultValue = "" + FanoutPolicy.Config.DEFAULT_MIN_TARGET_RATE,
+      description =
+          "Floor of the target rate per sub-key of a hot key, events per second (> 0): no key"
+              + " slower than this is salted. Lower it for low-rate streams. Default:"
+              + " ${DEFAULT-VALUE}.")
+  double hotKeyMinRate;
+
+  @Option(
+      names = "--hot-key-target-share",
+      paramLabel = "SHARE",
+      defaultValue = "" + FanoutPolicy.Config.DEFAULT_TARGET_SHARE,
+      description =
+          "Target rate per sub-key of a hot key as a share of the mean partition rate, in (0, 1]."
+              + " Default: ${DEFAULT-VALUE} (1/128).")
+  double hotKeyTargetShare;
 
   @Option(
       names = "--api-token",
@@ -79,7 +99,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
             httpPort == 0 ? CoordinatorSettings.NO_HTTP : httpPort,
             CoordinatorSettings.DEFAULT_MAX_PENDING_RECORDS,
             common.checkpointInterval(),
-            noHotKeys ? HotKeySettings.disabled() : HotKeySettings.defaults(),
+            hotKeys(),
             common.provision());
     if (common.provision()) {
       Processes.provision(kafka, job);
@@ -125,5 +145,24 @@ public final class CoordinatorCommand implements Callable<Integer> {
     Processes.runUntilShutdown(
         coordinator, eviction, checkpoints, hz == null ? null : hz::shutdown);
     return 0;
+  }
+
+  /**
+   * {@code --no-hot-keys} and the fanout policy's options; a value the policy refuses is a {@link
+   * CliException} naming the option (the rule itself is {@link FanoutPolicy.Config}'s).
+   */
+  HotKeySettings hotKeys() {
+    FanoutPolicy.Config policy = FanoutPolicy.Config.defaults();
+    try {
+      policy = policy.withMinTargetRate(hotKeyMinRate);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("--hot-key-min-rate: " + e.getMessage(), e);
+    }
+    try {
+      policy = policy.withTargetShare(hotKeyTargetShare);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("--hot-key-target-share: " + e.getMessage(), e);
+    }
+    return new HotKeySettings(!noHotKeys, null, policy);
   }
 }
