@@ -66,6 +66,41 @@ final class DeployedCluster {
       Path workDir,
       Path jfrDir,
       String runLabel) {
+    return plan(
+        jar,
+        jvmOptions,
+        extraArgs,
+        List.of(),
+        jobName,
+        eventsTopic,
+        eventsPartitions,
+        bootstrap,
+        nodeCount,
+        coordinatorCount,
+        workDir,
+        jfrDir,
+        runLabel);
+  }
+
+  /**
+   * As {@link #plan(Path, List, List, String, String, int, String, int, int, Path, Path, String)},
+   * with {@code coordinatorArgs} appended to each coordinator's command line only (after {@code
+   * extraArgs}), e.g. {@code --hot-key-min-rate 10}.
+   */
+  static DeployedCluster plan(
+      Path jar,
+      List<String> jvmOptions,
+      List<String> extraArgs,
+      List<String> coordinatorArgs,
+      String jobName,
+      String eventsTopic,
+      int eventsPartitions,
+      String bootstrap,
+      int nodeCount,
+      int coordinatorCount,
+      Path workDir,
+      Path jfrDir,
+      String runLabel) {
     Path jobFile = workDir.resolve(jobName + ".yaml");
     writeW1Job(jobName, eventsTopic, eventsPartitions, jobFile);
     DeployedCluster cluster = new DeployedCluster(JobSpecLoader.load(jobFile, Map.of()), jobFile);
@@ -112,6 +147,9 @@ final class DeployedCluster {
         }
       }
       command.addAll(extraArgs);
+      if (!node) {
+        command.addAll(coordinatorArgs);
+      }
       SkewerChild child = new SkewerChild(name, command, httpPort, hzPorts.get(i), logDir, http);
       (node ? cluster.nodes : cluster.coordinators).add(child);
     }

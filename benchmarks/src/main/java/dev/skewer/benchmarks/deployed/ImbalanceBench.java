@@ -171,6 +171,22 @@ public final class ImbalanceBench implements Callable<Integer> {
   List<String> processArgs = new ArrayList<>();
 
   @Option(
+      names = "--hot-key-min-rate",
+      paramLabel = "EVENTS_PER_S",
+      description =
+          "The coordinator's --hot-key-min-rate (the fanout policy's floor of the target rate per"
+              + " sub-key, events per second). Default: the coordinator's (as shipped).")
+  Double hotKeyMinRate;
+
+  @Option(
+      names = "--hot-key-target-share",
+      paramLabel = "SHARE",
+      description =
+          "The coordinator's --hot-key-target-share (target rate per sub-key as a share of the"
+              + " mean partition rate). Default: the coordinator's (as shipped).")
+  Double hotKeyTargetShare;
+
+  @Option(
       names = "--no-check",
       description = "Do not check the results against the exact reference (counts still are).")
   boolean noCheck;
@@ -268,13 +284,15 @@ public final class ImbalanceBench implements Callable<Integer> {
     }
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-imbalance");
+    List<String> coordinatorArgs = coordinatorArgs();
     List<String> brokerOptions =
         brokerJvmOpts == null ? KafkaBrokerProcess.KAFKA_DEFAULT_JVM_OPTIONS : split(brokerJvmOpts);
     long benchStart = System.currentTimeMillis();
     System.out.printf(
         "Work dir %s; load average %.2f; %d cores.%n"
             + "Per run: %,d events at %,.0f/s, %d partitions, %d node + 1 coordinator processes (%s),"
-            + " a fresh cluster; %d round(s) of %d workloads × unsalted, salted.%n",
+            + " a fresh cluster; %d round(s) of %d workloads × unsalted, salted.%n"
+            + "Coordinator's fanout policy: %s.%n",
         workDir,
         Stats.loadAverage(),
         Runtime.getRuntime().availableProcessors(),
@@ -284,7 +302,10 @@ public final class ImbalanceBench implements Callable<Integer> {
         NODES,
         jvmOpts,
         runs,
-        specs.size());
+        specs.size(),
+        coordinatorArgs.isEmpty()
+            ? "as shipped (FanoutPolicy.Config defaults)"
+            : String.join(" ", coordinatorArgs) + " (the rest as shipped)");
     System.out.println("Starting the broker in its own JVM: " + String.join(" ", brokerOptions));
     List<RunFigures> all = new ArrayList<>();
     aborted.clear();
@@ -328,6 +349,18 @@ public final class ImbalanceBench implements Callable<Integer> {
     return ok ? 0 : 1;
   }
 
+  /** The fanout policy's options this bench passes to the coordinator: none unless asked. */
+  List<String> coordinatorArgs() {
+    List<String> args = new ArrayList<>();
+    if (hotKeyMinRate != null) {
+      args.addAll(List.of("--hot-key-min-rate", Double.toString(hotKeyMinRate)));
+    }
+    if (hotKeyTargetShare != null) {
+      args.addAll(List.of("--hot-key-target-share", Double.toString(hotKeyTargetShare)));
+    }
+    return args;
+  }
+
   /** {@code w3-<s>} or {@code w2}; null when unknown. */
   static WorkloadSpec spec(String id, long events, long seed) {
     if (id.equals("w2")) {
@@ -353,6 +386,7 @@ public final class ImbalanceBench implements Callable<Integer> {
             jar,
             split(jvmOpts),
             processArgs,
+            coordinatorArgs(),
             jobName,
             jobName + ".events",
             PARTITIONS,

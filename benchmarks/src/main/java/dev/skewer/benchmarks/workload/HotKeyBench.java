@@ -76,6 +76,14 @@ public final class HotKeyBench implements Callable<Integer> {
   double targetShare;
 
   @Option(
+      names = "--min-rate",
+      defaultValue = "100",
+      description =
+          "Policy floor of the target per sub-key, events per (simulated) second (the"
+              + " coordinator's --hot-key-min-rate). Default: ${DEFAULT-VALUE}.")
+  double minRate;
+
+  @Option(
       names = "--quiet-s",
       defaultValue = "5",
       description = "Policy quiet period, seconds. Default: ${DEFAULT-VALUE}.")
@@ -105,6 +113,7 @@ public final class HotKeyBench implements Callable<Integer> {
     FanoutPolicy.Config policyConfig =
         FanoutPolicy.Config.defaults()
             .withTargetShare(targetShare)
+            .withMinTargetRate(minRate)
             .withQuietPeriod(Duration.ofSeconds(quietSeconds));
     HotKeyDetector.Config detectorConfig = HotKeyDetector.Config.defaults();
     System.out.printf(
