@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.hotkey;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyTable;
@@ -179,5 +180,45 @@ class FanoutPolicyTest {
     public Clock withZone(ZoneId zone) {
       return this;
     }
+  }
+
+  @Test
+  void shouldSaltALowRateKeyOnlyWhenTheFloorIsBelowItsRate() {
+    // given: 4,000 ev/s over 8 partitions (1/128 of a partition's mean = 3.9 ev/s); a key at 40/s
+    FanoutPolicy shipped = new FanoutPolicy(FanoutPolicy.Config.defaults(), 8, clock);
+    FanoutPolicy lowered =
+        new FanoutPolicy(FanoutPolicy.Config.defaults().withMinTargetRate(10), 8, clock);
+    for (FanoutPolicy p : List.of(shipped, lowered)) {
+      for (int partition = 0; partition < 8; partition++) {
+        p.observePartitionRate(partition, 500);
+      }
+      p.observeCandidate(3, "k", 40);
+    }
+    // when
+    HotKeyTable byShipped = shipped.decide();
+    HotKeyTable byLowered = lowered.decide();
+    // then: T = max(100, 3.9) leaves it alone; T = max(10, 3.9) gives it ceil(40/10) sub-keys
+    assertThat(shipped.targetRate()).isEqualTo(100);
+    assertThat(byShipped.entries()).isEmpty();
+    assertThat(lowered.targetRate()).isEqualTo(10);
+    assertThat(byLowered.entries()).containsExactly(new HotKey("k", 4, clock.millis()));
+  }
+
+  @Test
+  void shouldRefuseAFloorOrAShareOutsideTheirRanges() {
+    FanoutPolicy.Config d = FanoutPolicy.Config.defaults();
+    for (double bad : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+      assertThatThrownBy(() -> d.withMinTargetRate(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("minTargetRate")
+          .hasMessageContaining(Double.toString(bad));
+    }
+    for (double bad : new double[] {0, -0.5, 1.5, Double.NaN}) {
+      assertThatThrownBy(() -> d.withTargetShare(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("targetShare")
+          .hasMessageContaining(Double.toString(bad));
+    }
+    assertThat(d.withTargetShare(1).withMinTargetRate(0.5).minTargetRate()).isEqualTo(0.5);
   }
 }

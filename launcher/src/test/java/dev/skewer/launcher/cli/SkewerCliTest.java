@@ -2,6 +2,8 @@ package dev.skewer.launcher.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skewer.coordinator.hotkey.FanoutPolicy;
+import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.launcher.SkewerCli;
@@ -101,6 +103,94 @@ class SkewerCliTest {
     assertThat(
             EnvironmentDefaults.variable(coordinator.getCommandSpec().findOption("--no-hot-keys")))
         .isEqualTo("SKEWER_NO_HOT_KEYS");
+    assertThat(
+            EnvironmentDefaults.variable(
+                coordinator.getCommandSpec().findOption("--hot-key-min-rate")))
+        .isEqualTo("SKEWER_HOT_KEY_MIN_RATE");
+    assertThat(
+            EnvironmentDefaults.variable(
+                coordinator.getCommandSpec().findOption("--hot-key-target-share")))
+        .isEqualTo("SKEWER_HOT_KEY_TARGET_SHARE");
+  }
+
+  /** The coordinator's command object, parsed without running it (job and bootstrap given). */
+  private static CoordinatorCommand coordinator(Map<String, String> env, String... args) {
+    CommandLine cli = SkewerCli.commandLine(env);
+    List<String> all =
+        new ArrayList<>(List.of("coordinator", "--job", "job.yaml", "--bootstrap", "b:1"));
+    all.addAll(List.of(args));
+    CommandLine.ParseResult pr = cli.parseArgs(all.toArray(String[]::new));
+    return (CoordinatorCommand) pr.subcommand().commandSpec().userObject();
+  }
+
+  @Test
+  void shouldRunTheShippedFanoutPolicyWhenNoHotKeyOptionIsGiven() {
+    HotKeySettings hotKeys = coordinator(Map.of()).hotKeys();
+    assertThat(hotKeys.enabled()).isTrue();
+    assertThat(hotKeys.policy()).isEqualTo(FanoutPolicy.Config.defaults());
+    assertThat(coordinator(Map.of(), "--no-hot-keys").hotKeys().enabled()).isFalse();
+  }
+
+  @Test
+  void shouldSetTheFanoutPolicysFloorAndShareFromFlagsOrTheEnvironment() {
+    // given
+    Map<String, String> env =
+        Map.of("SKEWER_HOT_KEY_MIN_RATE", "10", "SKEWER_HOT_KEY_TARGET_SHARE", "0.01");
+    // when
+    FanoutPolicy.Config fromEnv = coordinator(env).hotKeys().policy();
+    FanoutPolicy.Config flags =
+        coordinator(env, "--hot-key-min-rate", "2.5", "--hot-key-target-share", "1")
+            .hotKeys()
+            .policy();
+    // then
+    assertThat(fromEnv.minTargetRate()).isEqualTo(10);
+    assertThat(fromEnv.targetShare()).isEqualTo(0.01);
+    assertThat(fromEnv.lowerRatio()).isEqualTo(FanoutPolicy.Config.DEFAULT_LOWER_RATIO);
+    assertThat(fromEnv.quietPeriod()).isEqualTo(FanoutPolicy.Config.DEFAULT_QUIET_PERIOD);
+    assertThat(flags.minTargetRate()).isEqualTo(2.5);
+    assertThat(flags.targetShare()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldExitTwoNamingTheOptionForABadFloorOrShare() throws IOException {
+    Path job = job(JOB);
+    Map<List<String>, String> bad = new LinkedHashMap<>();
+    bad.put(List.of("--hot-key-min-rate", "0"), "--hot-key-min-rate");
+    bad.put(List.of("--hot-key-min-rate", "-5"), "--hot-key-min-rate");
+    bad.put(List.of("--hot-key-min-rate", "NaN"), "--hot-key-min-rate");
+    bad.put(List.of("--hot-key-min-rate", "Infinity"), "--hot-key-min-rate");
+    bad.put(List.of("--hot-key-min-rate", "ten"), "--hot-key-min-rate");
+    bad.put(List.of("--hot-key-target-share", "0"), "--hot-key-target-share");
+    bad.put(List.of("--hot-key-target-share", "-0.5"), "--hot-key-target-share");
+    bad.put(List.of("--hot-key-target-share", "1.5"), "--hot-key-target-share");
+    bad.put(List.of("--hot-key-target-share", "NaN"), "--hot-key-target-share");
+    bad.put(List.of("--hot-key-target-share", "1/128"), "--hot-key-target-share");
+    for (Map.Entry<List<String>, String> e : bad.entrySet()) {
+      List<String> args =
+          new ArrayList<>(List.of("coordinator", "--job", job.toString(), "--bootstrap", "b:1"));
+      args.addAll(e.getKey());
+      Run r = run(Map.of(), args.toArray(String[]::new));
+      assertThat(r.exit()).as("%s", e.getKey()).isEqualTo(2);
+      assertThat(r.err())
+          .as("%s", e.getKey())
+          .contains(e.getValue())
+          .contains(e.getKey().get(1))
+          .doesNotContain("\tat ");
+    }
+
+    Run fromEnv =
+        run(
+            Map.of("SKEWER_HOT_KEY_TARGET_SHARE", "2"),
+            "coordinator",
+            "--job",
+            job.toString(),
+            "--bootstrap",
+            "b:1");
+    assertThat(fromEnv.exit()).isEqualTo(2);
+    assertThat(fromEnv.err())
+        .contains("--hot-key-target-share")
+        .contains("(0, 1]")
+        .doesNotContain("\tat ");
   }
 
   @Test
