@@ -110,6 +110,12 @@ spec:
             - name: SKEWER_NO_HOT_KEYS
               value: "true"
             {{- end }}
+            {{- if eq $component "coordinator" }}
+            - name: SKEWER_HOT_KEY_MIN_RATE
+              value: {{ include "skewer.scalar" $v.hotKeyMinRate | quote }}
+            - name: SKEWER_HOT_KEY_TARGET_SHARE
+              value: {{ include "skewer.scalar" $v.hotKeyTargetShare | quote }}
+            {{- end }}
             - name: SKEWER_LOG_FORMAT
               value: {{ $root.Values.logFormat | quote }}
             - name: JDK_JAVA_OPTIONS

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
+import dev.skewer.coordinator.hotkey.FanoutPolicy;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -77,6 +79,36 @@ class ChartRenderTest {
     Path out = Path.of("target", "rendered", name + ".yaml");
     Files.createDirectories(out.getParent());
     Files.writeString(out, chart.yaml(), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldPassTheFanoutPolicysFloorAndShareToTheCoordinatorsOnly() {
+    Map<String, String> shipped =
+        ChartInvariantsTest.env(container(RenderedChart.defaults(), "coordinator"));
+    assertThat(Double.parseDouble(shipped.get("SKEWER_HOT_KEY_MIN_RATE")))
+        .isEqualTo(FanoutPolicy.Config.DEFAULT_MIN_TARGET_RATE);
+    assertThat(Double.parseDouble(shipped.get("SKEWER_HOT_KEY_TARGET_SHARE")))
+        .isEqualTo(FanoutPolicy.Config.DEFAULT_TARGET_SHARE);
+    Map<String, String> set =
+        ChartInvariantsTest.env(container(RenderedChart.valueSet("everything"), "coordinator"));
+    assertThat(set)
+        .containsEntry("SKEWER_HOT_KEY_MIN_RATE", "10")
+        .containsEntry("SKEWER_HOT_KEY_TARGET_SHARE", "0.01");
+    assertThat(ChartInvariantsTest.env(container(RenderedChart.defaults(), "node")))
+        .doesNotContainKeys("SKEWER_HOT_KEY_MIN_RATE", "SKEWER_HOT_KEY_TARGET_SHARE");
+  }
+
+  @Test
+  void shouldRefuseAFloorOrShareTheCoordinatorWouldRefuse() {
+    assertThatThrownBy(() -> RenderedChart.template(null, Map.of("coordinator.hotKeyMinRate", 0)))
+        .hasMessageContaining("hotKeyMinRate");
+    assertThatThrownBy(
+            () -> RenderedChart.template(null, Map.of("coordinator.hotKeyTargetShare", 1.5)))
+        .hasMessageContaining("hotKeyTargetShare");
+  }
+
+  private static Container container(RenderedChart chart, String component) {
+    return chart.statefulSet(component).getSpec().getTemplate().getSpec().getContainers().get(0);
   }
 
   @Test
