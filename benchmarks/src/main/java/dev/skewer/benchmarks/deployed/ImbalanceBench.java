@@ -40,10 +40,12 @@ import picocli.CommandLine.Option;
  * W2 "on a real cluster"). The broker runs in its own JVM; per run, an events topic of 8
  * partitions, 8 {@code skewer node} and 1 {@code skewer coordinator} processes on the product jar
  * (each its own JVM with its Hazelcast member, small heaps, hot-key detection and everything else
- * as shipped), and the workload sent live at a fixed rate by the load generator's producer —
- * unsalted (every record on Kafka's default partition of its key) or salted (following the job's
- * hot-key topic as a {@code SaltingPartitioner} does, {@code skewer loadgen}'s default). The figure
- * is max/mean over the 8 nodes of {@code skewer.events.in}, read from each node's {@code /metrics}.
+ * as shipped, but for the fanout policy's floor and share when {@code --hot-key-min-rate} or {@code
+ * --hot-key-target-share} is given), and the workload sent live at a fixed rate by the load
+ * generator's producer — unsalted (every record on Kafka's default partition of its key) or salted
+ * (following the job's hot-key topic as a {@code SaltingPartitioner} does, {@code skewer loadgen}'s
+ * default). The figure is max/mean over the 8 nodes of {@code skewer.events.in}, read from each
+ * node's {@code /metrics}.
  *
  * <p>Every run starts a fresh cluster under a job of its own (own topics, groups, Hazelcast cluster
  * and hot-key table), so no run inherits a table, a checkpoint or a warm JIT from another. Each run
