@@ -133,7 +133,12 @@ public final class QuantileSketch {
    * values, in that order, into new centroids; no raw values remain.
    */
   private void fold(double[] otherMeans, long[] otherWeights) {
-    MergingDigest d = digest();
+    // the raw values are dropped below: sorted in place rather than copied
+    MergingDigest d = means.length == 0 ? newDigest() : materialize();
+    Arrays.sort(values, 0, rawCount);
+    for (int i = 0; i < rawCount; i++) {
+      d.add(values[i]);
+    }
     if (otherMeans != null) {
       for (int i = 0; i < otherMeans.length; i++) {
         d.add(otherMeans[i], (int) otherWeights[i]);
@@ -150,14 +155,14 @@ public final class QuantileSketch {
       weights[i] = c.count();
       i++;
     }
-    values = new double[0];
+    // the buffer keeps its capacity: it fills up again to FOLD_EVERY before the next fold
     rawCount = 0;
   }
 
   /** A MergingDigest holding exactly the centroids (t-digest's verbose layout). */
   private MergingDigest materialize() {
     int n = means.length;
-    ByteBuffer buf = ByteBuffer.allocate(4 + 8 * 3 + 4 + 16 * n);
+    ByteBuffer buf = scratch(4 + 8 * 3 + 4 + 16 * n);
     buf.putInt(1); // MergingDigest.Encoding.VERBOSE_ENCODING
     buf.putDouble(min);
     buf.putDouble(max);
@@ -171,6 +176,21 @@ public final class QuantileSketch {
     MergingDigest d = MergingDigest.fromBytes(buf);
     d.setScaleFunction(SCALE);
     return d;
+  }
+
+  // fromBytes reads the buffer and keeps none of it: one buffer per thread serves every sketch
+  private static final ThreadLocal<ByteBuffer> SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocate(0));
+
+  /** A cleared buffer of at least {@code bytes} for this thread. */
+  private static ByteBuffer scratch(int bytes) {
+    ByteBuffer buf = SCRATCH.get();
+    if (buf.capacity() < bytes) {
+      buf = ByteBuffer.allocate(bytes);
+      SCRATCH.set(buf);
+    }
+    buf.clear();
+    return buf;
   }
 
   /**
