@@ -155,7 +155,7 @@ public final class QuantileSketch {
       weights[i] = c.count();
       i++;
     }
-    // the buffer keeps its capacity: it fills up again to FOLD_EVERY before the next fold
+    values = new double[0];
     rawCount = 0;
   }
 
