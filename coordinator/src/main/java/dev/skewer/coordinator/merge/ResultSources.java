@@ -2,8 +2,6 @@ package dev.skewer.coordinator.merge;
 
 import dev.skewer.core.wire.Partial;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The source partitions whose Partials a result merges, with the epoch each was produced under (the
@@ -50,24 +48,36 @@ public record ResultSources(int[] partitions, long[] epochs) {
     return "ResultSources" + Arrays.toString(partitions) + "@" + Arrays.toString(epochs);
   }
 
-  /** Collects the sources of the Partials a result merges. Not thread-safe. */
+  /**
+   * Collects the sources of the Partials a result merges, kept sorted by partition in two small
+   * arrays (a result usually has one source; a salted hot key a few). Not thread-safe.
+   */
   static final class Builder {
-    private final TreeMap<Integer, Long> epochBySource = new TreeMap<>();
+    private int[] partitions = new int[2];
+    private long[] epochs = new long[2];
+    private int size;
 
     void add(Partial p) {
-      epochBySource.merge(p.sourcePartition(), p.epoch(), Math::max);
+      int partition = p.sourcePartition();
+      int at = Arrays.binarySearch(partitions, 0, size, partition);
+      if (at >= 0) {
+        epochs[at] = Math.max(epochs[at], p.epoch());
+        return;
+      }
+      int insert = -at - 1;
+      if (size == partitions.length) {
+        partitions = Arrays.copyOf(partitions, size * 2);
+        epochs = Arrays.copyOf(epochs, size * 2);
+      }
+      System.arraycopy(partitions, insert, partitions, insert + 1, size - insert);
+      System.arraycopy(epochs, insert, epochs, insert + 1, size - insert);
+      partitions[insert] = partition;
+      epochs[insert] = p.epoch();
+      size++;
     }
 
     ResultSources build() {
-      int[] partitions = new int[epochBySource.size()];
-      long[] epochs = new long[partitions.length];
-      int i = 0;
-      for (Map.Entry<Integer, Long> e : epochBySource.entrySet()) {
-        partitions[i] = e.getKey();
-        epochs[i] = e.getValue();
-        i++;
-      }
-      return new ResultSources(partitions, epochs);
+      return new ResultSources(Arrays.copyOf(partitions, size), Arrays.copyOf(epochs, size));
     }
   }
 }

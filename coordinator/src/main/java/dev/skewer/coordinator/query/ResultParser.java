@@ -1,18 +1,27 @@
 package dev.skewer.coordinator.query;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.SessionWindow;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
  * Reads a results-topic record value (the envelope {@link dev.skewer.core.result.ResultFormatter}
  * writes) into a {@link StoredResult}, with the field names the job implies. Thread-safe.
+ *
+ * <p>One streaming pass over the bytes: the fields the view needs are read, everything else is
+ * skipped unparsed, and the provenance object is kept as the envelope's own text (the view reads
+ * every result the cluster writes, so it builds no tree). When a field appears twice the last one
+ * counts.
  */
 public final class ResultParser {
+
+  private static final JsonFactory FACTORY = new JsonFactory();
 
   private final String keyField;
   private final boolean sessions;
@@ -40,46 +49,48 @@ public final class ResultParser {
     if (envelope == null) {
       throw new IllegalArgumentException("no value (a tombstone)");
     }
-    JsonObject root;
-    try {
-      root = new JsonObject(Buffer.buffer(envelope));
-    } catch (DecodeException | ClassCastException e) {
-      throw new IllegalArgumentException("not a JSON object: " + e.getMessage(), e);
-    }
-    try {
-      String key = root.getString(keyField);
-      JsonObject value = root.getJsonObject("value");
+    try (JsonParser p = FACTORY.createParser(envelope)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IllegalArgumentException("not a JSON object");
+      }
+      String key = null;
+      Fields value = null;
+      String provenance = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken t = p.nextToken();
+        if (name.equals(keyField)) {
+          key = string(p, t, name);
+        } else if (name.equals("value")) {
+          value = t == JsonToken.VALUE_NULL ? null : readValue(p, t, envelope);
+        } else if (name.equals("provenance")) {
+          provenance = rawObject(p, t, envelope);
+        } else {
+          p.skipChildren();
+        }
+      }
+      if (p.nextToken() != null) {
+        throw new IllegalArgumentException("content after the JSON object");
+      }
       if (key == null || value == null) {
         throw new IllegalArgumentException("no '" + keyField + "' or 'value' field");
       }
       long start;
       long end;
       if (sessions) {
-        start = required(value, "session_start_ms");
-        end = required(value, "session_end_ms") + 1;
+        start = required(value.sessionStart, "session_start_ms");
+        end = required(value.sessionEnd, "session_end_ms") + 1;
       } else {
-        start = required(value, "window_start_ms");
-        end = required(value, "window_end_ms");
+        start = required(value.windowStart, "window_start_ms");
+        end = required(value.windowEnd, "window_end_ms");
       }
-      long count = required(value, "event_count");
-      int revision = (int) required(value, "revision");
+      long count = required(value.count, "event_count");
+      int revision = (int) required(value.revision, "revision");
       double[] sums = new double[sumNames.length];
       for (int i = 0; i < sums.length; i++) {
-        Number n = value.getNumber(sumNames[i]);
-        sums[i] = n == null ? Double.NaN : n.doubleValue();
+        sums[i] = value.sums[i] == null ? Double.NaN : value.sums[i].doubleValue();
       }
-      double distinct = Double.NaN;
-      if (distinctName != null) {
-        JsonObject d = value.getJsonObject(distinctName);
-        if (d != null && d.getNumber("estimate") != null) {
-          distinct = d.getNumber("estimate").doubleValue();
-        }
-      }
-      boolean superseded = value.getValue("superseded_by") != null;
-      Object provenance = root.getValue("provenance");
-      if (provenance == null) {
-        provenance = value.getValue("provenance");
-      }
+      double distinct = value.distinct == null ? Double.NaN : value.distinct.doubleValue();
       return new StoredResult(
           key,
           start,
@@ -88,16 +99,128 @@ public final class ResultParser {
           count,
           sums,
           distinct,
-          superseded,
-          provenance instanceof JsonObject p ? p.encode() : null,
+          value.superseded,
+          provenance != null ? provenance : value.provenance,
           envelope);
-    } catch (ClassCastException e) {
-      throw new IllegalArgumentException("a field has the wrong type: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("not a JSON object: " + e.getMessage(), e);
     }
   }
 
-  private static long required(JsonObject value, String field) {
-    Number n = value.getNumber(field);
+  /** What the parser keeps of the {@code value} object. */
+  private final class Fields {
+    Number windowStart;
+    Number windowEnd;
+    Number sessionStart;
+    Number sessionEnd;
+    Number count;
+    Number revision;
+    final Number[] sums = new Number[sumNames.length];
+    Number distinct;
+    boolean superseded;
+    String provenance; // where envelopes before the top-level object kept it
+  }
+
+  private Fields readValue(JsonParser p, JsonToken t, byte[] envelope) throws IOException {
+    if (t != JsonToken.START_OBJECT) {
+      throw wrongType("value");
+    }
+    Fields f = new Fields();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken v = p.nextToken();
+      switch (name) {
+        case "window_start_ms" -> f.windowStart = number(p, v, name);
+        case "window_end_ms" -> f.windowEnd = number(p, v, name);
+        case "session_start_ms" -> f.sessionStart = number(p, v, name);
+        case "session_end_ms" -> f.sessionEnd = number(p, v, name);
+        case "event_count" -> f.count = number(p, v, name);
+        case "revision" -> f.revision = number(p, v, name);
+        case "superseded_by" -> {
+          f.superseded = v != JsonToken.VALUE_NULL;
+          p.skipChildren();
+        }
+        case "provenance" -> f.provenance = rawObject(p, v, envelope);
+        default -> {
+          int sum = sumIndex(name);
+          if (sum >= 0) {
+            f.sums[sum] = number(p, v, name);
+          } else if (name.equals(distinctName)) {
+            f.distinct = v == JsonToken.VALUE_NULL ? null : estimate(p, v, name);
+          } else {
+            p.skipChildren();
+          }
+        }
+      }
+    }
+    return f;
+  }
+
+  private int sumIndex(String name) {
+    for (int i = 0; i < sumNames.length; i++) {
+      if (sumNames[i].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The {@code estimate} of a distinct-count object, or null when it has none. */
+  private static Number estimate(JsonParser p, JsonToken t, String field) throws IOException {
+    if (t != JsonToken.START_OBJECT) {
+      throw wrongType(field);
+    }
+    Number estimate = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken v = p.nextToken();
+      if (name.equals("estimate")) {
+        estimate = number(p, v, field + ".estimate");
+      } else {
+        p.skipChildren();
+      }
+    }
+    return estimate;
+  }
+
+  /** A number, null for JSON null; anything else is the wrong type. */
+  private static Number number(JsonParser p, JsonToken t, String field) throws IOException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
+      throw wrongType(field);
+    }
+    return p.getNumberValue();
+  }
+
+  private static String string(JsonParser p, JsonToken t, String field) throws IOException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (t != JsonToken.VALUE_STRING) {
+      throw wrongType(field);
+    }
+    return p.getText();
+  }
+
+  /** An object's text as the envelope has it; null for JSON null or anything but an object. */
+  private static String rawObject(JsonParser p, JsonToken t, byte[] envelope) throws IOException {
+    if (t != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return null;
+    }
+    int from = (int) p.currentTokenLocation().getByteOffset();
+    p.skipChildren();
+    int to = (int) p.currentLocation().getByteOffset();
+    return new String(envelope, from, to - from, StandardCharsets.UTF_8);
+  }
+
+  private static IllegalArgumentException wrongType(String field) {
+    return new IllegalArgumentException("a field has the wrong type: '" + field + "'");
+  }
+
+  private static long required(Number n, String field) {
     if (n == null) {
       throw new IllegalArgumentException("no '" + field + "' in value");
     }

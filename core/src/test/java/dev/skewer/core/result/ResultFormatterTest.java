@@ -1,6 +1,7 @@
 package dev.skewer.core.result;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.sketches.Aggregate;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -339,6 +341,67 @@ class ResultFormatterTest {
       assertThat(r2.get("value").get("sum_latency").doubleValue()).isEqualTo(v);
       assertThat(r2.get("value").get("max_cost").doubleValue()).isEqualTo(-v);
       assertThat(r2.get("value").get("p50_latency_ms").get("estimate").doubleValue()).isEqualTo(v);
+    }
+  }
+
+  @Test
+  void resultsWrittenOneAfterAnotherAreTheBytesOfAFreshThreadsFirstResult() throws Exception {
+    // given results of every shape: exact and t-digest quantiles, missing fields, dimensions
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    ResultFormatter formatter = new ResultFormatter(job);
+    Random random = new Random(7);
+    List<Aggregate> aggregates = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      Aggregate agg = Aggregate.empty(job.toSketchSpec());
+      int n = i % 3 == 0 ? 1 + random.nextInt(5) : random.nextInt(2_000);
+      for (int e = 0; e < n; e++) {
+        double latency = Math.exp(random.nextGaussian());
+        agg.update(
+            new double[] {latency, random.nextBoolean() ? Double.NaN : random.nextDouble()},
+            "u" + random.nextInt(500),
+            random.nextBoolean() ? "de" : "fr",
+            latency);
+      }
+      aggregates.add(agg);
+    }
+
+    // when written one after another on this thread, with a failed result in the middle
+    List<byte[]> sequential = new ArrayList<>();
+    Aggregate wrongShape =
+        Aggregate.empty(
+            JobSpecLoader.parse(JOB.replace(", {name: cost, pointer: /cost}", ""), Map.of())
+                .toSketchSpec());
+    for (int i = 0; i < aggregates.size(); i++) {
+      if (i == aggregates.size() / 2) {
+        // a formatter of two numeric fields given an aggregate of one fails mid-result
+        assertThatThrownBy(() -> formatter.format("bad", START, END, wrongShape, 0, null))
+            .isInstanceOf(RuntimeException.class);
+      }
+      sequential.add(
+          formatter.format(
+              "ad" + i, START, END, aggregates.get(i), i % 2, new String[] {"web", null}));
+    }
+
+    // then each is what a thread writing its first result writes
+    for (int i = 0; i < aggregates.size(); i++) {
+      int at = i;
+      byte[][] fresh = new byte[1][];
+      Thread t =
+          new Thread(
+              () ->
+                  fresh[0] =
+                      formatter.format(
+                          "ad" + at,
+                          START,
+                          END,
+                          aggregates.get(at),
+                          at % 2,
+                          new String[] {"web", null}));
+      t.start();
+      t.join();
+      assertThat(new String(sequential.get(i), StandardCharsets.UTF_8))
+          .isEqualTo(new String(fresh[0], StandardCharsets.UTF_8));
+      JSON.readTree(sequential.get(i)); // and each is one complete JSON document
     }
   }
 

@@ -194,7 +194,7 @@ public final class PartitionAggregator {
     }
     KeySlice ks = slice.keys.get(key);
     if (ks == null) {
-      ks = new KeySlice(sliceStartMs, new Part(firstCut(sliceStartMs, slice), sketchSpec));
+      ks = new KeySlice(sliceStartMs, firstCut(sliceStartMs, slice), Aggregate.empty(sketchSpec));
       slice.keys.put(key, ks);
       openKeySlices++;
       if (sessionGapMs > 0) {
@@ -302,8 +302,8 @@ public final class PartitionAggregator {
     long from = slices.sliceStartMs(saturatingSubtract(eventTimeMs, sessionGapMs));
     for (KeySlice ks :
         held.subMap(from, true, saturatingAdd(eventTimeMs, sessionGapMs), true).values()) {
-      if (ks.lastEventMs() > eventTimeMs - sessionGapMs
-          && ks.firstEventMs() < eventTimeMs + sessionGapMs
+      if (ks.latestEventMs() > eventTimeMs - sessionGapMs
+          && ks.earliestEventMs() < eventTimeMs + sessionGapMs
           && !sessionExpired(chainLastEventMs(held, ks), effectiveMs)) {
         return false;
       }
@@ -313,12 +313,12 @@ public final class PartitionAggregator {
 
   /** The last event of the chain (session on this partition) that contains {@code start}. */
   private long chainLastEventMs(TreeMap<Long, KeySlice> held, KeySlice start) {
-    long last = start.lastEventMs();
+    long last = start.latestEventMs();
     for (KeySlice next : held.tailMap(start.sliceStartMs, false).values()) {
-      if (next.firstEventMs() - last >= sessionGapMs) {
+      if (next.earliestEventMs() - last >= sessionGapMs) {
         break;
       }
-      last = Math.max(last, next.lastEventMs());
+      last = Math.max(last, next.latestEventMs());
     }
     return last;
   }
@@ -386,7 +386,7 @@ public final class PartitionAggregator {
     int emitted = 0;
     for (Map.Entry<String, KeySlice> e : slice.keys.entrySet()) {
       KeySlice ks = e.getValue();
-      emitted += emitIfDirty(e.getKey(), slice, ks.main, sink);
+      emitted += emitIfDirty(e.getKey(), slice, ks, sink);
       if (ks.tails != null) {
         for (Part tail : ks.tails.values()) {
           emitted += emitIfDirty(e.getKey(), slice, tail, sink);
@@ -442,7 +442,7 @@ public final class PartitionAggregator {
       long clusterLast = Long.MIN_VALUE;
       for (Map.Entry<Long, KeySlice> e : held.entrySet()) {
         KeySlice ks = e.getValue();
-        if (clusters.isEmpty() || ks.firstEventMs() - clusterLast >= 2 * sessionGapMs) {
+        if (clusters.isEmpty() || ks.earliestEventMs() - clusterLast >= 2 * sessionGapMs) {
           if (!clusters.isEmpty()) {
             lasts.add(clusterLast);
           }
@@ -450,7 +450,7 @@ public final class PartitionAggregator {
           clusterLast = Long.MIN_VALUE;
         }
         clusters.get(clusters.size() - 1).add(e.getKey());
-        clusterLast = Math.max(clusterLast, ks.lastEventMs());
+        clusterLast = Math.max(clusterLast, ks.latestEventMs());
       }
       lasts.add(clusterLast);
       for (int c = 0; c < clusters.size(); c++) {
@@ -609,7 +609,7 @@ public final class PartitionAggregator {
           out.write(key);
           KeySlice ks = e.getValue();
           out.writeByte(1 + (ks.tails == null ? 0 : ks.tails.size()));
-          writePart(out, ks.main);
+          writePart(out, ks);
           if (ks.tails != null) {
             for (Part tail : ks.tails.values()) {
               writePart(out, tail);
@@ -700,7 +700,7 @@ public final class PartitionAggregator {
           for (int p = 0; p < parts; p++) {
             Part part = readPart(in, version, a, s, snapshot, sketchSpec);
             if (ks == null) {
-              ks = new KeySlice(startMs, part);
+              ks = KeySlice.withMain(startMs, part);
             } else {
               if (ks.tails == null) {
                 ks.tails = new TreeMap<>();
@@ -814,20 +814,34 @@ public final class PartitionAggregator {
     }
   }
 
-  /** One key's state in one slice: its main part and, for hopping, later-cut parts. */
-  private static final class KeySlice {
+  /**
+   * One key's state in one slice: it is itself the main part (the events that count from the
+   * slice's first window on: one object per key-slice, the common case) and holds, for hopping
+   * windows, the later-cut parts.
+   */
+  private static final class KeySlice extends Part {
     final long sliceStartMs;
-    final Part main;
     TreeMap<Long, Part> tails; // by first window end; null until needed
 
-    KeySlice(long sliceStartMs, Part main) {
+    KeySlice(long sliceStartMs, long cutMs, Aggregate aggregate) {
+      super(cutMs, aggregate);
       this.sliceStartMs = sliceStartMs;
-      this.main = main;
+    }
+
+    /** A key-slice whose main part is {@code main} (read from a snapshot). */
+    static KeySlice withMain(long sliceStartMs, Part main) {
+      KeySlice ks = new KeySlice(sliceStartMs, main.cutMs, main.aggregate);
+      ks.version = main.version;
+      ks.dirty = main.dirty;
+      ks.firstEventMs = main.firstEventMs;
+      ks.lastEventMs = main.lastEventMs;
+      ks.dimensions = main.dimensions;
+      return ks;
     }
 
     Part part(long cutMs, SketchSpec spec) {
-      if (cutMs == main.cutMs) {
-        return main;
+      if (cutMs == this.cutMs) {
+        return this;
       }
       if (tails == null) {
         tails = new TreeMap<>();
@@ -835,8 +849,9 @@ public final class PartitionAggregator {
       return tails.computeIfAbsent(cutMs, c -> new Part(c, spec));
     }
 
-    long firstEventMs() {
-      long first = main.firstEventMs;
+    /** The first event time over every part. */
+    long earliestEventMs() {
+      long first = firstEventMs;
       if (tails != null) {
         for (Part p : tails.values()) {
           first = Math.min(first, p.firstEventMs);
@@ -845,8 +860,9 @@ public final class PartitionAggregator {
       return first;
     }
 
-    long lastEventMs() {
-      long last = main.lastEventMs;
+    /** The last event time over every part. */
+    long latestEventMs() {
+      long last = lastEventMs;
       if (tails != null) {
         for (Part p : tails.values()) {
           last = Math.max(last, p.lastEventMs);
@@ -857,7 +873,7 @@ public final class PartitionAggregator {
   }
 
   /** The events of a (key, slice) that count from one window end on. */
-  private static final class Part {
+  private static class Part {
     final long cutMs;
     final Aggregate aggregate;
     long version;

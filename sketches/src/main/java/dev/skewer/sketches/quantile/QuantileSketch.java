@@ -61,13 +61,18 @@ public final class QuantileSketch {
   private final double compression;
   private long count;
 
+  // empty arrays are shared (never written: they are replaced when something is added), so that
+  // the many small sketches of cold keys hold no empty arrays of their own
+  private static final double[] NONE = {};
+  private static final long[] NO_WEIGHTS = {};
+
   // exact mode: count <= EXACT_LIMIT; digest mode: the raw values since the last compression
-  private double[] values = new double[0];
+  private double[] values = NONE;
   private int rawCount;
 
   // digest mode: compressed centroids (empty until the first compression)
-  private double[] means = new double[0];
-  private long[] weights = new long[0];
+  private double[] means = NONE;
+  private long[] weights = NO_WEIGHTS;
   private double min = Double.POSITIVE_INFINITY;
   private double max = Double.NEGATIVE_INFINITY;
 
@@ -133,7 +138,12 @@ public final class QuantileSketch {
    * values, in that order, into new centroids; no raw values remain.
    */
   private void fold(double[] otherMeans, long[] otherWeights) {
-    MergingDigest d = digest();
+    // the raw values are dropped below: sorted in place rather than copied
+    MergingDigest d = means.length == 0 ? newDigest() : materialize();
+    Arrays.sort(values, 0, rawCount);
+    for (int i = 0; i < rawCount; i++) {
+      d.add(values[i]);
+    }
     if (otherMeans != null) {
       for (int i = 0; i < otherMeans.length; i++) {
         d.add(otherMeans[i], (int) otherWeights[i]);
@@ -150,14 +160,14 @@ public final class QuantileSketch {
       weights[i] = c.count();
       i++;
     }
-    values = new double[0];
+    values = NONE;
     rawCount = 0;
   }
 
   /** A MergingDigest holding exactly the centroids (t-digest's verbose layout). */
   private MergingDigest materialize() {
     int n = means.length;
-    ByteBuffer buf = ByteBuffer.allocate(4 + 8 * 3 + 4 + 16 * n);
+    ByteBuffer buf = scratch(4 + 8 * 3 + 4 + 16 * n);
     buf.putInt(1); // MergingDigest.Encoding.VERBOSE_ENCODING
     buf.putDouble(min);
     buf.putDouble(max);
@@ -171,6 +181,21 @@ public final class QuantileSketch {
     MergingDigest d = MergingDigest.fromBytes(buf);
     d.setScaleFunction(SCALE);
     return d;
+  }
+
+  // fromBytes reads the buffer and keeps none of it: one buffer per thread serves every sketch
+  private static final ThreadLocal<ByteBuffer> SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocate(0));
+
+  /** A cleared buffer of at least {@code bytes} for this thread. */
+  private static ByteBuffer scratch(int bytes) {
+    ByteBuffer buf = SCRATCH.get();
+    if (buf.capacity() < bytes) {
+      buf = ByteBuffer.allocate(bytes);
+      SCRATCH.set(buf);
+    }
+    buf.clear();
+    return buf;
   }
 
   /**
@@ -211,10 +236,10 @@ public final class QuantileSketch {
 
   private void copyFrom(QuantileSketch other) {
     count = other.count;
-    values = Arrays.copyOf(other.values, other.rawCount);
+    values = other.rawCount == 0 ? NONE : Arrays.copyOf(other.values, other.rawCount);
     rawCount = other.rawCount;
-    means = other.means.clone();
-    weights = other.weights.clone();
+    means = other.means.length == 0 ? NONE : other.means.clone();
+    weights = other.weights.length == 0 ? NO_WEIGHTS : other.weights.clone();
     min = other.min;
     max = other.max;
   }
@@ -352,7 +377,7 @@ public final class QuantileSketch {
       throw new CodecException("first and last centroid weights must be 1");
     }
     int raw = 0;
-    double[] vals = new double[0];
+    double[] vals = NONE;
     if (mode == 2) {
       raw = in.readVarInt("raw value count", 1, FOLD_EVERY - 1);
       vals = readSorted(in, raw, "raw", min, max);
@@ -374,7 +399,7 @@ public final class QuantileSketch {
 
   private static double[] readSorted(ByteSource in, int n, String what, double lo, double hi) {
     in.require(8L * n, what + " values");
-    double[] vals = new double[n];
+    double[] vals = n == 0 ? NONE : new double[n];
     for (int i = 0; i < n; i++) {
       double v = in.readDouble(what + " value");
       // Double.compare is Arrays.sort's order (-0.0 before 0.0): the canonical order
