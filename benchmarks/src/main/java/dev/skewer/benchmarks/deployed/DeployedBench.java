@@ -275,6 +275,7 @@ public final class DeployedBench implements Callable<Integer> {
             jar,
             split(jvmOpts),
             processArgs,
+            List.of(),
             "w1-d" + run,
             null,
             DeployedCluster.W1_PARTITIONS,

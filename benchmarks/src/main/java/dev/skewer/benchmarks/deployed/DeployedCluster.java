@@ -47,45 +47,13 @@ final class DeployedCluster {
    * @param jvmOptions each child's JVM flags (heap, GC); {@code {name}} in a flag becomes the
    *     process's name (e.g. {@code -Xlog:gc:file=gc-{name}.log})
    * @param extraArgs appended to every child's command line (e.g. {@code -X key=value})
+   * @param coordinatorArgs appended to each coordinator's command line only, after {@code
+   *     extraArgs} (e.g. {@code --hot-key-min-rate 10}); empty for none
    * @param eventsTopic the job's events topic; null = W1's ({@code events})
    * @param eventsPartitions the events topic's partitions in the job ({@link #W1_PARTITIONS} for
    *     W1's)
    * @param jfrDir where each child records a JFR profile ({@code <runLabel>-<name>.jfr}); null = no
    *     recording
-   */
-  static DeployedCluster plan(
-      Path jar,
-      List<String> jvmOptions,
-      List<String> extraArgs,
-      String jobName,
-      String eventsTopic,
-      int eventsPartitions,
-      String bootstrap,
-      int nodeCount,
-      int coordinatorCount,
-      Path workDir,
-      Path jfrDir,
-      String runLabel) {
-    return plan(
-        jar,
-        jvmOptions,
-        extraArgs,
-        List.of(),
-        jobName,
-        eventsTopic,
-        eventsPartitions,
-        bootstrap,
-        nodeCount,
-        coordinatorCount,
-        workDir,
-        jfrDir,
-        runLabel);
-  }
-
-  /**
-   * As {@link #plan(Path, List, List, String, String, int, String, int, int, Path, Path, String)},
-   * with {@code coordinatorArgs} appended to each coordinator's command line only (after {@code
-   * extraArgs}), e.g. {@code --hot-key-min-rate 10}.
    */
   static DeployedCluster plan(
       Path jar,

@@ -155,6 +155,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
               jar,
               Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
               processArgs,
+              List.of(),
               "w1-f",
               "w1-f.events",
               DeployedCluster.W1_PARTITIONS,

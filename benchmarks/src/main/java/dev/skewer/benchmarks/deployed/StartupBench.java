@@ -122,6 +122,7 @@ public final class StartupBench implements Callable<Integer> {
                 jar,
                 Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
                 processArgs,
+                List.of(),
                 jobName,
                 jobName + ".events",
                 DeployedCluster.W1_PARTITIONS,
