@@ -120,9 +120,14 @@ public final class QuantileSketch {
 
   /** A MergingDigest holding the centroids and then the raw values (sorted); this is unchanged. */
   private MergingDigest digest() {
-    MergingDigest d = means.length == 0 ? newDigest() : materialize();
+    MergingDigest d = centroidDigest();
     addSorted(d, values, rawCount);
     return d;
+  }
+
+  /** A MergingDigest holding exactly the centroids (an empty one when there are none). */
+  private MergingDigest centroidDigest() {
+    return means.length == 0 ? newDigest() : materialize();
   }
 
   private static void addSorted(MergingDigest d, double[] vals, int n) {
@@ -139,7 +144,7 @@ public final class QuantileSketch {
    */
   private void fold(double[] otherMeans, long[] otherWeights) {
     // the raw values are dropped below: sorted in place rather than copied
-    MergingDigest d = means.length == 0 ? newDigest() : materialize();
+    MergingDigest d = centroidDigest();
     Arrays.sort(values, 0, rawCount);
     for (int i = 0; i < rawCount; i++) {
       d.add(values[i]);
