@@ -555,6 +555,70 @@ class PartitionRuntimeTest {
   }
 
   @Test
+  void shouldNotCountSilenceWhileThePollThreadIsBusy() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      await().until(() -> h.task(0).orElseThrow().lastSilentMs > 0); // caught up, nothing comes
+
+      // when the poll thread is held up (as by a take-over's committed-offset lookup) while ticks
+      // go on
+      CountDownLatch busy = new CountDownLatch(1);
+      CountDownLatch done = new CountDownLatch(1);
+      h.consumer.schedulePollTask(
+          () -> {
+            busy.countDown();
+            try {
+              done.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+      long silentWhileBusy;
+      CountingTask task = h.task(0).orElseThrow();
+      try {
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+        int ticks = task.ticks;
+        await().until(() -> task.ticks >= ticks + 2);
+        silentWhileBusy = task.lastSilentMs;
+        int later = task.ticks;
+        await().until(() -> task.ticks >= later + 10); // ten ticks of 50 ms
+
+        // then the silence does not grow: nobody looked for records in that time
+        assertThat(task.lastSilentMs).isLessThanOrEqualTo(silentWhileBusy);
+      } finally {
+        done.countDown();
+      }
+
+      // and once polls return again, it does
+      await().until(() -> task.lastSilentMs > silentWhileBusy + 200);
+    }
+  }
+
+  @Test
+  void shouldNotCountSilenceBeforeThePartitionsLagIsKnown() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      TopicPartition tp = new TopicPartition(RuntimeHarness.IN, 0);
+      h.consumer.lagKnown(tp, false); // as before a taken-over partition's first fetch returns
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // when ticks go on while the consumer cannot tell whether records wait
+      CountingTask task = h.task(0).orElseThrow();
+      await().until(() -> task.ticks >= 10);
+
+      // then the partition is not silent: its records may be waiting on the broker
+      assertThat(task.lastSilentMs).isZero();
+
+      // and once a fetch has shown it caught up, silence counts
+      h.consumer.lagKnown(tp, true);
+      await().until(() -> task.lastSilentMs > 200);
+    }
+  }
+
+  @Test
   void shouldRetryAPersistentlyFailingPartitionWithAGrowingDelayAndReportItNotReady()
       throws Exception {
     try (RuntimeHarness h = new RuntimeHarness(true)) {
