@@ -109,9 +109,21 @@ public final class ClusterUnderTest implements AutoCloseable {
   }
 
   /**
-   * The scenarios' job: testkit's {@link JobYaml} defaults (tumbling 10 s windows, delay 2 s, idle
-   * 5 s, finalize after 6 s of idleness, lateness 5 s, 4 event partitions and 2 partials
-   * partitions, W1's event shape, every topic prefixed with {@code name}).
+   * How long a partition of the scenarios' job must be silent to be idle, and to be finalized (end
+   * of input). Longer than the time between a node taking its partitions and the load starting
+   * (6–13 s measured on a busy two-core machine, while the other processes start): a partition idle
+   * when the load starts does not hold the watermark back, so one whose node fetches the first
+   * records a moment after the others' would bring data for windows they have closed — revisions by
+   * design (docs/guarantees.md), which the reference, modelling no idleness, does not expect. The
+   * scenarios' event time runs ten times faster than the clock, so a second of difference closes a
+   * window.
+   */
+  public static final Duration SCENARIO_IDLE = Duration.ofSeconds(25);
+
+  /**
+   * The scenarios' job: testkit's {@link JobYaml} defaults (tumbling 10 s windows, delay 2 s,
+   * lateness 5 s, 4 event partitions and 2 partials partitions, W1's event shape, every topic
+   * prefixed with {@code name}) with idle and finalized after {@link #SCENARIO_IDLE}.
    */
   public static String defaultJobYaml(String name) {
     return defaultJobYaml(name, Guarantee.AT_LEAST_ONCE);
@@ -119,7 +131,11 @@ public final class ClusterUnderTest implements AutoCloseable {
 
   /** {@link #defaultJobYaml(String)} with the job's {@code guarantee}. */
   public static String defaultJobYaml(String name, Guarantee guarantee) {
-    return JobYaml.named(name).guarantee(guarantee).yaml();
+    return JobYaml.named(name)
+        .guarantee(guarantee)
+        .idle(SCENARIO_IDLE)
+        .finalizeAfterIdle(SCENARIO_IDLE)
+        .yaml();
   }
 
   public String name() {

@@ -54,8 +54,11 @@ abstract class CrossProcessScenario {
   /** The longest a verdict waits for the results to become exact. */
   static final Duration RESULTS_TIMEOUT = Duration.ofSeconds(150);
 
-  /** Give up earlier when the results topic has not grown for this long after the load ended. */
-  static final Duration RESULTS_QUIET = Duration.ofSeconds(25);
+  /**
+   * Give up earlier when the results topic has not grown for this long after the load ended (the
+   * last windows close {@link ClusterUnderTest#SCENARIO_IDLE} after it).
+   */
+  static final Duration RESULTS_QUIET = ClusterUnderTest.SCENARIO_IDLE.plusSeconds(20);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
