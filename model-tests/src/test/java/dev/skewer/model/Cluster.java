@@ -270,20 +270,22 @@ final class Cluster {
   }
 
   /**
-   * End of input: silence until every node task is idle (and so finalized). A tick right after
-   * back-pressure does not count the time before it as silence, so it may take more than one round.
+   * End of input: silence until every node task is finalized. A tick counts silence only through
+   * the last completed poll, and not the time before back-pressure, so a task may be idle before it
+   * is finalized and it may take more than one round.
    */
   private void end() throws Exception {
     settle();
     for (int round = 0; round < 5; round++) {
       advance(ModelJob.FINALIZE_AFTER_IDLE_MS + 100);
       settle();
-      boolean allIdle = true;
+      boolean allFinalized = true;
       for (StageProcess n : nodes) {
-        allIdle &=
-            n.eachActive(t -> ModelNodeTasks.idle(t.task)).values().stream().allMatch(i -> i);
+        allFinalized &=
+            n.eachActive(t -> ModelNodeTasks.finalized(t.task)).values().stream().allMatch(f -> f);
       }
-      if (allIdle) {
+      if (allFinalized) {
+        settle(); // a tick after the last settle may be the one that finalized: deliver its output
         return;
       }
     }

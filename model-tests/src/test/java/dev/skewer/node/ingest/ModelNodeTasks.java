@@ -62,6 +62,11 @@ public final class ModelNodeTasks implements TaskFactory<PartitionTask> {
     return ((SourcePartitionTask) task).idle();
   }
 
+  /** Whether a node task has finalized its partition ({@code finalizeAfterIdle}: end of input). */
+  public static boolean finalized(PartitionTask task) {
+    return ((SourcePartitionTask) task).finalized();
+  }
+
   /** A node task's aggregator (for diagnostics). */
   public static PartitionAggregator aggregator(PartitionTask task) {
     return ((SourcePartitionTask) task).aggregator();

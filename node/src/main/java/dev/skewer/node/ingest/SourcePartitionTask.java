@@ -269,4 +269,8 @@ final class SourcePartitionTask implements PartitionTask {
   boolean idle() {
     return idle;
   }
+
+  boolean finalized() {
+    return finalized;
+  }
 }
