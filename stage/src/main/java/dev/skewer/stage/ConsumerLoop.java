@@ -3,7 +3,6 @@ package dev.skewer.stage;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -112,9 +111,7 @@ final class ConsumerLoop {
   private boolean connectionMetricLooked;
 
   // published for the event loop
-  private final Clock clock;
-  private final Map<Integer, Long> lag = new ConcurrentHashMap<>(); // -1: not known
-  private volatile long lastPollMs = Long.MIN_VALUE;
+  private final Map<Integer, Long> lag = new ConcurrentHashMap<>();
   private volatile boolean brokerReachable = true;
 
   ConsumerLoop(
@@ -124,10 +121,8 @@ final class ConsumerLoop {
       Handler handler,
       Duration pollTimeout,
       Duration revokeTimeout,
-      String threadName,
-      Clock clock) {
+      String threadName) {
     this.consumer = consumer;
-    this.clock = clock;
     this.topic = topic;
     this.context = context;
     this.handler = handler;
@@ -302,22 +297,9 @@ final class ConsumerLoop {
     return submit(Consumer::groupMetadata);
   }
 
-  /**
-   * Whether the last poll had fetched the partition up to the broker's end: false while records
-   * wait there, and while that is not known (not fetched since it was assigned). Thread-safe.
-   */
-  boolean caughtUp(int partition) {
-    Long l = lag.get(partition);
-    return l != null && l == 0;
-  }
-
-  /**
-   * When the last poll returned, on the runtime's clock ({@link Long#MIN_VALUE} before the first):
-   * what the consumer has seen is known up to then, not beyond — a poll thread busy with a command
-   * or a rebalance has not looked for records since. Thread-safe.
-   */
-  long lastPollMs() {
-    return lastPollMs;
+  /** Records waiting on the broker for a partition (0 when unknown). Thread-safe. */
+  long lag(int partition) {
+    return lag.getOrDefault(partition, 0L);
   }
 
   /** Whether the consumer holds a broker connection. Thread-safe. */
@@ -501,9 +483,8 @@ final class ConsumerLoop {
   private void publishGauges() {
     for (TopicPartition tp : assigned) {
       OptionalLong l = consumer.currentLag(tp);
-      lag.put(tp.partition(), l.isPresent() ? l.getAsLong() : -1L);
+      lag.put(tp.partition(), l.isPresent() ? l.getAsLong() : 0L);
     }
-    lastPollMs = clock.millis();
     if (!connectionMetricLooked) {
       connectionMetricLooked = true;
       for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {

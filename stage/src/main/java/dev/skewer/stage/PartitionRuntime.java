@@ -148,8 +148,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
                       new Handler(),
                       settings.pollTimeout(),
                       settings.revokeTimeout(),
-                      "skewer-" + tag + "-" + id + "-poll",
-                      clock);
+                      "skewer-" + tag + "-" + id + "-poll");
               ownership =
                   new PartitionOwnership<>(
                       vertx, context, settings, factory, store, sender, loop, registry, clock);
@@ -252,21 +251,15 @@ public final class PartitionRuntime<T extends PartitionTask> {
             || throttledSinceTick
             || sender.pending() > settings.maxPendingRecords();
     throttledSinceTick = false;
-    // silence is known only up to the last poll: a poll thread that is busy (a take-over's
-    // committed-offset lookup, a rebalance) has not looked for records since
-    long seenThroughMs = Math.min(nowMs, loop.lastPollMs());
     for (PartitionOwnership<T>.Owned o : List.copyOf(ownership.all())) {
       if (o.state != PartitionOwnership.State.ACTIVE) {
         continue;
       }
-      if (notSilence || !loop.caughtUp(o.partition)) {
-        // records are waiting on the broker, or none has been fetched since the partition was
-        // assigned (its end is not known yet): behind, not silent
-        o.lastActivityMs = nowMs;
+      if (notSilence || loop.lag(o.partition) > 0) {
+        o.lastActivityMs = nowMs; // records are waiting on the broker: behind, not silent
       }
-      long silentMs = Math.max(0, seenThroughMs - o.lastActivityMs);
       try {
-        o.task.tick(new PartitionActivity(nowMs, silentMs), o.output);
+        o.task.tick(new PartitionActivity(nowMs, Math.max(0, nowMs - o.lastActivityMs)), o.output);
       } catch (RuntimeException e) {
         LOG.error(
             "{}={} tick of partition {} failed",

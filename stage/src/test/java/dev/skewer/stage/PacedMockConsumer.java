@@ -5,9 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -30,7 +28,6 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
   private final AtomicBoolean wakeup = new AtomicBoolean();
   private volatile RuntimeException commitRefusal;
   private int maxPollRecords = 500;
-  private final Set<TopicPartition> lagUnknown = ConcurrentHashMap.newKeySet();
 
   PacedMockConsumer() {
     super("earliest");
@@ -76,23 +73,6 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
       throw refusal;
     }
     super.commitSync(offsets, timeout);
-  }
-
-  /**
-   * Whether the consumer knows a partition's lag: a real one does not until its first fetch of the
-   * partition since the assignment has returned.
-   */
-  void lagKnown(TopicPartition tp, boolean known) {
-    if (known) {
-      lagUnknown.remove(tp);
-    } else {
-      lagUnknown.add(tp);
-    }
-  }
-
-  @Override
-  public OptionalLong currentLag(TopicPartition tp) {
-    return lagUnknown.contains(tp) ? OptionalLong.empty() : super.currentLag(tp);
   }
 
   @Override

@@ -16,8 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.utils.Utils;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Stage 1 on one events partition: decode each event; route bad ones to the DLQ and too-late ones
@@ -32,8 +30,6 @@ import org.slf4j.LoggerFactory;
  * SideOutputScanner}), so replays do not duplicate them. Runs on the node's event loop.
  */
 final class SourcePartitionTask implements PartitionTask {
-
-  private static final Logger LOG = LoggerFactory.getLogger(SourcePartitionTask.class);
 
   private final SourceTasks shared;
   private final int partition;
@@ -157,16 +153,9 @@ final class SourcePartitionTask implements PartitionTask {
     }
     if (!idle && activity.silentMs() >= shared.idleMs()) {
       // the open slices go out before the partition stops holding the global watermark back
-      int flushed = aggregator.flushOpenSlices(p -> sendPartial(out, p));
-      countPartials(flushed);
+      countPartials(aggregator.flushOpenSlices(p -> sendPartial(out, p)));
       idle = true;
       watermarkDirty = true;
-      LOG.info(
-          "partition {} is idle: no records for {} ms; {} Partials of open slices sent, it no"
-              + " longer holds the watermark back",
-          partition,
-          activity.silentMs(),
-          flushed);
     }
     if (idle
         && !finalized
