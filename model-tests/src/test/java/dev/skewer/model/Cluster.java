@@ -270,9 +270,9 @@ final class Cluster {
   }
 
   /**
-   * End of input: silence until every node task is finalized. A tick counts silence only through
-   * the last completed poll, and not the time before back-pressure, so a task may be idle before it
-   * is finalized and it may take more than one round.
+   * End of input: silence until every node task is finalized (idle alone does not close its
+   * windows). A tick right after back-pressure does not count the time before it as silence, so it
+   * may take more than one round.
    */
   private void end() throws Exception {
     settle();
