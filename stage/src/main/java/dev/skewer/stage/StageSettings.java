@@ -1,6 +1,7 @@
 package dev.skewer.stage;
 
 import dev.skewer.core.job.Guarantee;
+import dev.skewer.core.job.JobSpec;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -119,6 +120,33 @@ public record StageSettings(
         checkpointInterval,
         DEFAULT_POLL_TIMEOUT,
         DEFAULT_REVOKE_TIMEOUT);
+  }
+
+  /**
+   * The settings of a job's stage: checkpoint ids {@code stage/job/inputTopic/partition}, the job's
+   * guarantee, the default poll and revoke timeouts.
+   */
+  public static StageSettings forJob(
+      String stage,
+      String instanceId,
+      JobSpec job,
+      String inputTopic,
+      boolean startFromLatest,
+      int maxPendingRecords,
+      Duration tickInterval,
+      Duration checkpointInterval) {
+    return new StageSettings(
+        stage,
+        instanceId,
+        inputTopic,
+        stage + "/" + job.name() + "/" + inputTopic + "/",
+        startFromLatest,
+        maxPendingRecords,
+        tickInterval,
+        checkpointInterval,
+        DEFAULT_POLL_TIMEOUT,
+        DEFAULT_REVOKE_TIMEOUT,
+        job.guarantee());
   }
 
   /** The checkpoint id of one partition. */

@@ -5,6 +5,8 @@ import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.cluster.DeadMemberEviction;
 import dev.skewer.core.frontier.Frontier;
 import dev.skewer.core.health.Readiness;
+import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.kafka.TopicProvisioner;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.AsyncResult;
@@ -13,9 +15,11 @@ import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,6 +46,8 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /** The smallest watermark of the owned partitions' behind the wall clock (a gauge, seconds). */
   protected final AtomicLong watermarkLagMs = new AtomicLong();
 
+  private static final Duration PARTITION_COUNT_TIMEOUT = Duration.ofSeconds(30);
+
   /** Threads of the verticle's own pool for {@link #offLoopOnce} jobs. */
   public static final int SIDE_JOB_THREADS = 2;
 
@@ -59,13 +65,43 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   }
 
   /**
-   * Registers the gauge {@code name} of {@link #watermarkLagMs} (seconds) tagged {@code tag=id}.
+   * Registers the stage's two gauges, both tagged {@code tag=id}: {@code stateName}, the size of
+   * the state the tasks hold (read from {@code state}), and {@code watermarkLagName}, {@link
+   * #watermarkLagMs} in seconds.
    */
-  protected final void registerWatermarkLag(String name, String tag, String id) {
-    Gauge.builder(name, watermarkLagMs, ms -> ms.get() / 1000.0)
+  protected final void registerGauges(
+      String stateName, AtomicLong state, String watermarkLagName, String tag, String id) {
+    Gauge.builder(stateName, state, AtomicLong::get).tag(tag, id).register(registry);
+    Gauge.builder(watermarkLagName, watermarkLagMs, ms -> ms.get() / 1000.0)
         .tag(tag, id)
         .baseUnit("seconds")
         .register(registry);
+  }
+
+  /** The partition count of {@code topic} (blocking; waits up to 30 s for its metadata). */
+  protected static int partitionsOf(KafkaSettings kafka, String topic) {
+    return TopicProvisioner.partitionCount(kafka, topic, PARTITION_COUNT_TIMEOUT);
+  }
+
+  /**
+   * The stage's Kafka clients in group {@code groupId}: a static member named after this process's
+   * Hazelcast member ({@link #groupInstanceId}), client ids {@code skewer-<id>-<input>} and {@code
+   * skewer-<id>-<output>}, and the stage's consumer tuning below the user's properties.
+   */
+  protected final KafkaStageClients clients(
+      KafkaSettings kafka,
+      String groupId,
+      String id,
+      String input,
+      String output,
+      Map<String, Object> consumerDefaults) {
+    return new KafkaStageClients(
+        kafka,
+        groupId,
+        groupInstanceId(),
+        "skewer-" + id + "-" + input,
+        "skewer-" + id + "-" + output,
+        consumerDefaults);
   }
 
   /**

@@ -9,13 +9,10 @@ import dev.skewer.coordinator.hotkey.HotKeyStatus;
 import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.kafka.TopicProvisioner;
-import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
 import dev.skewer.stage.StageServices;
 import dev.skewer.stage.StageSettings;
 import dev.skewer.stage.StageVerticle;
-import io.micrometer.core.instrument.Gauge;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,10 +63,12 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   public Future<?> start() {
     JobSpec job = settings.job();
     String id = settings.coordinatorId();
-    Gauge.builder(CoordinatorMetrics.HELD_PARTIALS, heldPartials, AtomicLong::get)
-        .tag("coordinator", id)
-        .register(registry);
-    registerWatermarkLag(CoordinatorMetrics.WATERMARK_LAG, "coordinator", id);
+    registerGauges(
+        CoordinatorMetrics.HELD_PARTIALS,
+        heldPartials,
+        CoordinatorMetrics.WATERMARK_LAG,
+        "coordinator",
+        id);
     ResultWriter results = new ResultWriter(job, registry, id, lateEventsInWindow);
     return vertx
         .executeBlocking(this::prepare)
@@ -99,24 +98,21 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
               PartitionRuntime<PartialsPartitionTask> runtime =
                   new PartitionRuntime<>(
                       vertx,
-                      new StageSettings(
+                      StageSettings.forJob(
                           "coordinator",
                           id,
+                          job,
                           job.topics().partials(),
-                          "coordinator/" + job.name() + "/" + job.topics().partials() + "/",
                           false,
                           settings.maxPendingRecords(),
                           StageSettings.DEFAULT_TICK_INTERVAL,
-                          settings.checkpointInterval(),
-                          StageSettings.DEFAULT_POLL_TIMEOUT,
-                          StageSettings.DEFAULT_REVOKE_TIMEOUT,
-                          job.guarantee()),
-                      new KafkaStageClients(
+                          settings.checkpointInterval()),
+                      clients(
                           settings.kafka(),
                           settings.groupId(),
-                          groupInstanceId(),
-                          "skewer-" + id + "-partials",
-                          "skewer-" + id + "-results",
+                          id,
+                          "partials",
+                          "results",
                           Map.of(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50")),
                       tasks,
                       checkpoints,
@@ -141,7 +137,7 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   /** Reads the events topic's partition count; creates the hot-key publisher (blocking). */
   private int prepare() throws Exception {
     JobSpec job = settings.job();
-    int sources = partitionsOf(job.topics().events());
+    int sources = partitionsOf(settings.kafka(), job.topics().events());
     if (settings.hotKeys().enabled()) {
       try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
         HotKeyPublisher.ensureTopic(
@@ -163,13 +159,9 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
     return sources;
   }
 
-  private int partitionsOf(String topic) {
-    return TopicProvisioner.partitionCount(settings.kafka(), topic, Duration.ofSeconds(30));
-  }
-
   private void refreshSources() {
     vertx
-        .executeBlocking(() -> partitionsOf(settings.job().topics().events()))
+        .executeBlocking(() -> partitionsOf(settings.kafka(), settings.job().topics().events()))
         .onSuccess(
             n -> {
               if (n > tasks.sourcePartitions()) {

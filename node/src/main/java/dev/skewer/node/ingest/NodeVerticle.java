@@ -8,12 +8,10 @@ import dev.skewer.core.job.TopicsSpec;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.hotkey.HotKeyCandidate;
-import dev.skewer.stage.KafkaStageClients;
 import dev.skewer.stage.PartitionRuntime;
 import dev.skewer.stage.StageServices;
 import dev.skewer.stage.StageSettings;
 import dev.skewer.stage.StageVerticle;
-import io.micrometer.core.instrument.Gauge;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.HashMap;
@@ -52,12 +50,10 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
   public Future<?> start() {
     JobSpec job = settings.job();
     String node = settings.nodeId();
-    Gauge.builder(NodeMetrics.OPEN_KEY_SLICES, openKeySlices, AtomicLong::get)
-        .tag("node", node)
-        .register(registry);
-    registerWatermarkLag(NodeMetrics.WATERMARK_LAG, "node", node);
+    registerGauges(
+        NodeMetrics.OPEN_KEY_SLICES, openKeySlices, NodeMetrics.WATERMARK_LAG, "node", node);
     return vertx
-        .executeBlocking(() -> partitionsOf(job.topics().partials()))
+        .executeBlocking(() -> partitionsOf(settings.kafka(), job.topics().partials()))
         .compose(
             partialsPartitions ->
                 vertx
@@ -70,11 +66,11 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
                   new SourceTasks(job, settings.kafka(), partialsPartitions, registry, node, clock);
               applySideLimits(prepared.getValue());
               StageSettings stage =
-                  new StageSettings(
+                  StageSettings.forJob(
                       "node",
                       node,
+                      job,
                       job.topics().events(),
-                      "node/" + job.name() + "/" + job.topics().events() + "/",
                       "latest"
                           .equals(
                               settings
@@ -83,20 +79,17 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
                                   .get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)),
                       settings.maxPendingRecords(),
                       settings.tickInterval(),
-                      settings.checkpointInterval(),
-                      StageSettings.DEFAULT_POLL_TIMEOUT,
-                      StageSettings.DEFAULT_REVOKE_TIMEOUT,
-                      job.guarantee());
+                      settings.checkpointInterval());
               PartitionRuntime<SourcePartitionTask> runtime =
                   new PartitionRuntime<>(
                       vertx,
                       stage,
-                      new KafkaStageClients(
+                      clients(
                           settings.kafka(),
                           settings.groupId(),
-                          groupInstanceId(),
-                          "skewer-" + node + "-events",
-                          "skewer-" + node + "-partials",
+                          node,
+                          "events",
+                          "partials",
                           Map.of(
                               ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "65536",
                               ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50",
@@ -170,10 +163,6 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
                 "node={} cannot read the side topics' limits: {}", settings.nodeId(), ar.cause());
           }
         });
-  }
-
-  private int partitionsOf(String topic) {
-    return TopicProvisioner.partitionCount(settings.kafka(), topic, Duration.ofSeconds(30));
   }
 
   /** Reads the coordinators' frontier off the event loop; tasks adopt it on their next tick. */
