@@ -33,11 +33,30 @@ final class PacedMockConsumer extends MockConsumer<byte[], byte[]> {
     super("earliest");
   }
 
-  /** Appends a record to its partition's log (the partition need not be assigned). */
-  synchronized void append(ConsumerRecord<byte[], byte[]> record) {
-    log.computeIfAbsent(
-            new TopicPartition(record.topic(), record.partition()), tp -> new ArrayList<>())
-        .add(record);
+  /**
+   * Appends records to their partitions' logs in one step, as one producer batch lands on a broker:
+   * a poll sees all of them or none (the partitions need not be assigned).
+   */
+  synchronized void append(List<ConsumerRecord<byte[], byte[]>> records) {
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      log.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), tp -> new ArrayList<>())
+          .add(r);
+    }
+  }
+
+  /** A partition's position, whether it is assigned and paused, and how many records it holds. */
+  synchronized String describe(TopicPartition tp) {
+    boolean assigned = assignment().contains(tp);
+    List<ConsumerRecord<byte[], byte[]>> records = log.getOrDefault(tp, List.of());
+    return "assigned "
+        + assigned
+        + ", position "
+        + (assigned ? Long.toString(position(tp)) : "none")
+        + ", paused "
+        + paused().contains(tp)
+        + ", log "
+        + records.size()
+        + " records";
   }
 
   /** Offsets committed through producer transactions, reported by {@link #committed}. */

@@ -537,7 +537,9 @@ class PartitionRuntimeTest {
 
       // when 20 records wait on the broker and none of the outputs is acknowledged
       h.append(0, 20);
-      await().until(() -> h.task(0).orElseThrow().count >= 5);
+      await()
+          .untilAsserted(
+              () -> assertThat(h.task(0).orElseThrow().count).as(h.describe(0)).isGreaterThan(4));
       Thread.sleep(300);
 
       // then at most the batches in flight are processed (two credits of 5 records each)

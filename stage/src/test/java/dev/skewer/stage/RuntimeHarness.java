@@ -161,14 +161,37 @@ final class RuntimeHarness implements AutoCloseable {
     consumer.schedulePollTask(() -> consumer.rebalance(tps));
   }
 
-  /** Appends {@code count} records to a partition (it must be assigned). */
+  /**
+   * Appends {@code count} records to a partition in one step: a poll sees all of them or none, so
+   * the batches a test sees do not depend on how the test thread and the poll thread interleave.
+   */
   void append(int partition, int count) {
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       long offset = nextOffset.merge(partition, 1L, Long::sum) - 1;
-      consumer.append(
+      records.add(
           new ConsumerRecord<>(
               IN, partition, offset, null, ("v" + offset).getBytes(StandardCharsets.UTF_8)));
     }
+    consumer.append(records);
+  }
+
+  /**
+   * What a test that waits in vain needs to know: the tasks made for the partition and their
+   * counts, the consumer's position and pauses, the records in its log, the outputs pending.
+   */
+  String describe(int partition) {
+    TopicPartition tp = new TopicPartition(IN, partition);
+    StringBuilder b = new StringBuilder("partition ").append(partition).append(": tasks [");
+    for (CountingTask t : tasks) {
+      if (t.partition == partition) {
+        b.append("epoch ").append(t.epoch).append(" count ").append(t.count).append("; ");
+      }
+    }
+    b.append("], consumer ").append(consumer.describe(tp));
+    b.append(", owned ").append(runtime.ownedPartitions());
+    b.append(", pending outputs ").append(runtime.pendingRecords());
+    return b.toString();
   }
 
   /** The live task of a partition (the latest one created), if any. */
