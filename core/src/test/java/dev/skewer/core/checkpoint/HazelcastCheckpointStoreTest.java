@@ -155,7 +155,7 @@ class HazelcastCheckpointStoreTest {
     assertThat(successorSide.cache(id, b)).isTrue();
     assertThat(zombieSide.load(id)).contains(b);
     assertThat(zombieSide.ids()).contains(id);
-    assertThat(zombieSide.transactionalRecord(id, b)).as("no Kafka: no topic").isEmpty();
+    assertThat(zombieSide.writeTransactional(id, b, null)).as("no Kafka: no topic").isEmpty();
     assertThat(successorMember.<String, Long>getMap(NAMES.epochsMap()).get(id)).isEqualTo(second);
   }
 
