@@ -1,5 +1,6 @@
 package dev.skewer.core.checkpoint;
 
+import static dev.skewer.core.checkpoint.HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,13 +65,13 @@ class HazelcastCheckpointStoreTest {
 
   /**
    * A zombie's save races its successor's {@code nextEpoch} and {@code load}. The zombie's
-   * checkpoint is large (16 MB) and travels to the entry's owner on the successor's member, so the
+   * checkpoint is large (16 MB, 32 chunks) and travels to the entry owners on both members, so the
    * save takes tens of milliseconds while the successor's calls take about one: the successor calls
-   * in, at a slightly different moment each round, while the save is under way. A check-then-write
-   * store checks the epoch before the checkpoint travels and writes after, so in most rounds the
-   * write lands after the successor has loaded (the previous implementation failed here); an atomic
-   * one checks where it writes, so the successor either loads the zombie's checkpoint or the zombie
-   * is refused.
+   * in, at a different moment each round, while the chunks or the manifest are being written. A
+   * check-then-write store checks the epoch before the checkpoint travels and writes after, so in
+   * most rounds the write lands after the successor has loaded (the previous implementation failed
+   * here); an atomic one checks where it writes, so the successor either loads the zombie's
+   * checkpoint or the zombie is refused.
    */
   @Test
   void shouldNeverLetAZombieSaveLandAfterItsSuccessorTookANewEpochAndLoaded() throws Exception {
@@ -100,7 +101,8 @@ class HazelcastCheckpointStoreTest {
               });
       zombie.start();
       assertThat(saving.await(10, TimeUnit.SECONDS)).isTrue();
-      spin(Duration.ofNanos((round % 8) * 1_000_000L)); // a different moment of the save each round
+      // a different moment of the save each round: its chunks take tens of milliseconds to write
+      spin(Duration.ofNanos((round % 8) * 20_000_000L));
 
       // when its successor takes epoch 2 and loads what is stored
       long successorEpoch = successorSide.nextEpoch(id);
@@ -117,9 +119,11 @@ class HazelcastCheckpointStoreTest {
             id + ": the successor loaded " + loaded + ", then the zombie's save landed: " + now);
       } else if (saved.get()) {
         assertThat(loaded).contains(big);
+        assertThat(chunkKeysOf(successorSide, id)).hasSize(large.length / DEFAULT_CHUNK_BYTES);
         landedBefore++;
       } else {
         assertThat(loaded).contains(small);
+        assertThat(chunkKeysOf(successorSide, id)).as("the refused save's chunks").isEmpty();
         refused++;
       }
     }
