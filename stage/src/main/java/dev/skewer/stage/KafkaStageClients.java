@@ -49,6 +49,9 @@ public record KafkaStageClients(
     Map<String, Object> consumerDefaults)
     implements StageClients {
 
+  /** Kafka's default {@code max.request.size}. */
+  private static final int KAFKA_DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
+
   public KafkaStageClients {
     Objects.requireNonNull(kafka, "kafka");
     Objects.requireNonNull(groupId, "groupId");
@@ -101,8 +104,10 @@ public record KafkaStageClients(
   /**
    * The partition's transactional producer: the user's producer properties, then {@code
    * transactional.id}, idempotence, the transaction timeout, a client id of its own ({@code <client
-   * id>-<partition>}, the client id being the user's or {@code producerClientId}) and room for
-   * checkpoint records of up to {@link HazelcastCheckpointStore#MAX_CHECKPOINT_BYTES}.
+   * id>-<partition>}, the client id being the user's or {@code producerClientId}) and, unless the
+   * user's properties allow more, requests of Kafka's default 1 MiB: room for the checkpoint
+   * store's records ({@link HazelcastCheckpointStore#DEFAULT_MAX_RECORD_BYTES}, a chunk and its
+   * header).
    */
   @Override
   public Producer<byte[], byte[]> transactionalProducer(
@@ -113,12 +118,12 @@ public record KafkaStageClients(
     config.put(ProducerConfig.ACKS_CONFIG, "all");
     config.put(
         ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
-    config.put(
-        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
-        Integer.toString(HazelcastCheckpointStore.MAX_CHECKPOINT_BYTES));
-    config.put(
-        ProducerConfig.BUFFER_MEMORY_CONFIG,
-        Long.toString(2L * HazelcastCheckpointStore.MAX_CHECKPOINT_BYTES));
+    int floor =
+        Math.max(
+            KAFKA_DEFAULT_MAX_REQUEST_BYTES, HazelcastCheckpointStore.DEFAULT_MAX_RECORD_BYTES);
+    Object user = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    int size = user == null ? floor : Math.max(floor, Integer.parseInt(user.toString().trim()));
+    config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(size));
     String suffix = transactionalId.substring(transactionalId.lastIndexOf('/') + 1);
     Object base = config.getOrDefault(ProducerConfig.CLIENT_ID_CONFIG, producerClientId);
     config.put(ProducerConfig.CLIENT_ID_CONFIG, base + "-" + suffix);

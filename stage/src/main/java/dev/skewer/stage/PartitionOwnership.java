@@ -29,7 +29,6 @@ import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
@@ -1039,17 +1038,15 @@ final class PartitionOwnership<T extends PartitionTask> {
   }
 
   /**
-   * Writes the checkpoint record into the transaction (when the store keeps a copy in Kafka) and
-   * returns the pointer to commit with the input offset.
+   * Has the store write its copy of the checkpoint into the transaction (when it keeps one in
+   * Kafka: possibly several records) and returns the pointer to commit with the input offset,
+   * naming the record the copy is read back from.
    */
   private CommitPointer writeCheckpointRecord(
-      Producer<byte[], byte[]> producer, String id, Checkpoint cp) throws Exception {
-    Optional<ProducerRecord<byte[], byte[]>> record = store.transactionalRecord(id, cp);
-    if (record.isEmpty()) {
-      return CommitPointer.to(cp, Saved.UNLOGGED);
-    }
-    RecordMetadata written = producer.send(record.get()).get();
-    return CommitPointer.to(cp, Saved.logged(written.partition(), written.offset()));
+      Producer<byte[], byte[]> producer, String id, Checkpoint cp) {
+    Optional<RecordMetadata> written = store.writeTransactional(id, cp, producer);
+    return CommitPointer.to(
+        cp, written.map(w -> Saved.logged(w.partition(), w.offset())).orElse(Saved.UNLOGGED));
   }
 
   /**

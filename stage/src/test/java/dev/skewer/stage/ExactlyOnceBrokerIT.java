@@ -33,8 +33,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -233,9 +235,9 @@ class ExactlyOnceBrokerIT {
     }
 
     @Override
-    public Optional<ProducerRecord<byte[], byte[]>> transactionalRecord(
-        String id, Checkpoint checkpoint) {
-      return delegate.transactionalRecord(id, checkpoint);
+    public Optional<RecordMetadata> writeTransactional(
+        String id, Checkpoint checkpoint, Producer<byte[], byte[]> producer) {
+      return delegate.writeTransactional(id, checkpoint, producer);
     }
 
     @Override

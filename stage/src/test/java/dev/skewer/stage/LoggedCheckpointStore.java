@@ -7,8 +7,12 @@ import dev.skewer.core.checkpoint.Saved;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 
 /**
  * The in-memory store with a copy in "Kafka" ({@link FakeTransactions}), as the Hazelcast store
@@ -76,8 +80,16 @@ final class LoggedCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public Optional<ProducerRecord<byte[], byte[]>> transactionalRecord(String id, Checkpoint cp) {
-    return Optional.of(new ProducerRecord<>(TOPIC, key(id), cp.encode()));
+  public Optional<RecordMetadata> writeTransactional(
+      String id, Checkpoint cp, Producer<byte[], byte[]> producer) {
+    try {
+      return Optional.of(producer.send(new ProducerRecord<>(TOPIC, key(id), cp.encode())).get());
+    } catch (ExecutionException e) {
+      throw new KafkaException("cannot write the checkpoint of " + id, e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaException("interrupted writing the checkpoint of " + id, e);
+    }
   }
 
   /** The latest committed record of the id (the runtime checks it is the one its pointer names). */

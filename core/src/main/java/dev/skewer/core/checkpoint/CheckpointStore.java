@@ -1,7 +1,8 @@
 package dev.skewer.core.checkpoint;
 
 import java.util.Optional;
-import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * Where partition owners keep checkpoints and fencing epochs. Ids name a partition of a stage, e.g.
@@ -14,7 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * the successor's {@link #load}) or is refused.
  *
  * <p>Owners of {@code exactly_once} jobs write their checkpoints into Kafka themselves, inside the
- * transaction that commits the outputs the checkpoint covers ({@link #transactionalRecord}), read
+ * transaction that commits the outputs the checkpoint covers ({@link #writeTransactional}), read
  * them back from there when the store is behind ({@link #read}), and keep the store as a fast copy
  * ({@link #cache}).
  */
@@ -40,8 +41,8 @@ public interface CheckpointStore extends AutoCloseable {
 
   /**
    * Stores a checkpoint that is already durable in Kafka (committed in a transaction together with
-   * its {@link #transactionalRecord}), fenced like {@link #save} but without writing it to Kafka
-   * again.
+   * its records, {@link #writeTransactional}), fenced like {@link #save} but without writing it to
+   * Kafka again.
    *
    * @return false if refused as stale
    */
@@ -50,18 +51,24 @@ public interface CheckpointStore extends AutoCloseable {
   }
 
   /**
-   * The record an {@code exactly_once} owner writes into its partition's transaction for {@code
-   * checkpoint}: the store's copy in Kafka, made visible atomically with the outputs and the input
-   * offset it covers. Empty when the store keeps no copy in Kafka.
+   * Writes the store's copy of {@code checkpoint} in Kafka through an {@code exactly_once} owner's
+   * transactional producer, inside its open transaction — every record the copy takes (a large
+   * checkpoint is several), made visible atomically with the outputs and the input offset it covers
+   * — and waits until they are written (not committed).
+   *
+   * @return where the record that {@link #read} starts from was written, to name it in the
+   *     committed offset's metadata; empty when the store keeps no copy in Kafka
+   * @throws org.apache.kafka.common.KafkaException when a record cannot be written (its cause is
+   *     the producer's, e.g. a fenced producer)
    */
-  default Optional<ProducerRecord<byte[], byte[]>> transactionalRecord(
-      String id, Checkpoint checkpoint) {
+  default Optional<RecordMetadata> writeTransactional(
+      String id, Checkpoint checkpoint, Producer<byte[], byte[]> transactionalProducer) {
     return Optional.empty();
   }
 
   /**
    * The checkpoint of {@code id} written at {@code offset} of {@code partition} of the store's
-   * topic — by a committed transaction (see {@link #transactionalRecord}) or by {@link #save} (see
+   * topic — by a committed transaction (see {@link #writeTransactional}) or by {@link #save} (see
    * {@link Saved}); empty when there is none there (aborted, compacted away, another id, or no
    * topic).
    *

@@ -6,11 +6,12 @@ import java.util.Arrays;
 /**
  * What {@link HazelcastCheckpointStore} keeps per id in one map entry, so that checking the fence
  * and writing the checkpoint are one atomic step: the highest epoch handed out ({@code fence}) and
- * the latest checkpoint's encoding, if any. Layout: {@code version:u8 (=2) fence:i64
- * checkpoint-encoding*}. Version 2 tells it apart from a bare checkpoint encoding (version 1).
+ * the latest checkpoint's encoding — a whole {@link Checkpoint} (version 1) or the {@link
+ * CheckpointManifest} of a chunked one (version 3) — if any. Layout: {@code version:u8 (=2)
+ * fence:i64 checkpoint-encoding*}. Version 2 tells it apart from a bare checkpoint encoding.
  *
  * @param fence the highest epoch handed out for the id (0: never)
- * @param checkpoint the encoded latest checkpoint, or null
+ * @param checkpoint the encoded latest checkpoint or manifest, or null
  */
 record FencedSlot(long fence, byte[] checkpoint) {
 
@@ -45,6 +46,19 @@ record FencedSlot(long fence, byte[] checkpoint) {
   /** The fence of an encoded slot without copying its checkpoint. */
   static long fenceOf(byte[] bytes) {
     return bytes == null ? 0 : ByteBuffer.wrap(bytes, 1, 8).getLong();
+  }
+
+  /**
+   * A copy of the manifest in an encoded slot, without copying a whole checkpoint; null when the
+   * slot holds no checkpoint or an unchunked one.
+   */
+  static byte[] manifestOf(byte[] bytes) {
+    if (bytes == null
+        || bytes.length <= HEADER_BYTES
+        || bytes[HEADER_BYTES] != CheckpointManifest.VERSION) {
+      return null;
+    }
+    return Arrays.copyOfRange(bytes, HEADER_BYTES, bytes.length);
   }
 
   @Override

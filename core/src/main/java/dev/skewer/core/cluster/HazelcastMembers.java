@@ -72,9 +72,10 @@ public final class HazelcastMembers {
     Config config = new Config();
     config.setClusterName(settings.clusterName());
     property(config, "hazelcast.phone.home.enabled", "false");
-    // checkpoints and fencing epochs (maps skewer.<job>.checkpoints, skewer.<job>.epochs) must
-    // survive the loss of one member
+    // checkpoints, their chunks and fencing epochs (maps skewer.<job>.checkpoints,
+    // skewer.<job>.checkpoint-chunks, skewer.<job>.epochs) must survive the loss of one member
     config.addMapConfig(new MapConfig("skewer.*.checkpoints").setBackupCount(1));
+    config.addMapConfig(new MapConfig("skewer.*.checkpoint-chunks").setBackupCount(1));
     config.addMapConfig(new MapConfig("skewer.*.epochs").setBackupCount(1));
     property(config, "hazelcast.logging.type", "slf4j");
     property(config, "hazelcast.heartbeat.interval.seconds", "1");

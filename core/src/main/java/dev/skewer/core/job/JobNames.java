@@ -92,6 +92,13 @@ public record JobNames(String jobName, String id) {
     return "skewer." + id + ".checkpoints";
   }
 
+  /**
+   * IMap of the chunks of checkpoints larger than one chunk: {@code skewer.<id>.checkpoint-chunks}.
+   */
+  public String checkpointChunksMap() {
+    return "skewer." + id + ".checkpoint-chunks";
+  }
+
   /** IMap of fencing epochs: {@code skewer.<id>.epochs}. */
   public String epochsMap() {
     return "skewer." + id + ".epochs";

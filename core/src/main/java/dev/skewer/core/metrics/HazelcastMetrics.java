@@ -39,6 +39,7 @@ public final class HazelcastMetrics {
     for (String name :
         List.of(
             names.checkpointsMap(),
+            names.checkpointChunksMap(),
             names.epochsMap(),
             names.hotKeysMap(),
             names.hotKeyReportsMap())) {

@@ -16,6 +16,7 @@ class JobNamesTest {
     return List.of(
         n.hazelcastClusterName(),
         n.checkpointsMap(),
+        n.checkpointChunksMap(),
         n.epochsMap(),
         n.hotKeysMap(),
         n.hotKeyReportsMap(),
