@@ -218,4 +218,9 @@ public record CheckpointManifest(
         + positions.size()
         + "]";
   }
+
+  /** How errors name the checkpoint: {@code checkpoint of <id> (epoch <e>, created <ms>)}. */
+  String describe(String id) {
+    return "checkpoint of " + id + " (epoch " + epoch() + ", created " + createdMs() + ")";
+  }
 }

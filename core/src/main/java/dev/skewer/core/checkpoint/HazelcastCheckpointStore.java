@@ -402,13 +402,8 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       byte[] now = FencedSlot.decode(checkpoints.get(id)).checkpoint();
       if (Arrays.equals(now, encoded) || attempt >= LOAD_ATTEMPTS) {
         throw new CheckpointFormatException(
-            "checkpoint of "
-                + id
-                + " (epoch "
-                + manifest.epoch()
-                + ", created "
-                + manifest.createdMs()
-                + "): chunk "
+            manifest.describe(id)
+                + ": chunk "
                 + c.mapKey(assembly.nextIndex())
                 + " of "
                 + c.count()
@@ -615,13 +610,8 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
           || !Arrays.equals(r.key(), c.recordKey(i))
           || r.value() == null) {
         throw new CheckpointFormatException(
-            "checkpoint of "
-                + id
-                + " (epoch "
-                + manifest.epoch()
-                + ", created "
-                + manifest.createdMs()
-                + "): chunk "
+            manifest.describe(id)
+                + ": chunk "
                 + i
                 + " of "
                 + c.count()

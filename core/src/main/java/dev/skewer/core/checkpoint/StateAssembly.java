@@ -73,13 +73,8 @@ final class StateAssembly {
   static void verify(String id, CheckpointManifest manifest, CRC32 crc) {
     if ((int) crc.getValue() != manifest.stateCrc32()) {
       throw new CheckpointFormatException(
-          "checkpoint of "
-              + id
-              + " (epoch "
-              + manifest.epoch()
-              + ", created "
-              + manifest.createdMs()
-              + "): its chunks' CRC32 "
+          manifest.describe(id)
+              + ": its chunks' CRC32 "
               + Integer.toHexString((int) crc.getValue())
               + " is not the manifest's "
               + Integer.toHexString(manifest.stateCrc32()));
