@@ -1,6 +1,7 @@
 package dev.skewer.core.checkpoint;
 
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.Pipelining;
 import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
@@ -21,9 +22,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import java.util.zip.CRC32;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -110,6 +113,9 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
 
   /** How often {@link #load} re-reads a manifest whose chunks a concurrent save deleted. */
   static final int LOAD_ATTEMPTS = 5;
+
+  /** Chunk-map calls in flight at once when writing or deleting a chunked checkpoint's chunks. */
+  static final int CHUNK_PIPELINE_DEPTH = 8;
 
   /** Chunked checkpoints per id remembered for tombstoning in later transactions (oldest drop). */
   private static final int MAX_UNRECLAIMED = 16;
@@ -442,9 +448,7 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     CheckpointChunks own = chunked ? CheckpointChunks.of(id, manifest) : null;
     byte[] slotValue;
     if (chunked) {
-      for (int i = 0; i < own.count(); i++) {
-        chunks.set(own.mapKey(i), own.slice(state, i));
-      }
+      pipelined(own, i -> chunks.setAsync(own.mapKey(i), own.slice(state, i)));
       slotValue = manifest.encode();
     } else {
       slotValue = checkpoint.encode();
@@ -659,8 +663,35 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   }
 
   private void deleteChunks(CheckpointChunks c) {
-    for (int i = 0; i < c.count(); i++) {
-      chunks.delete(c.mapKey(i));
+    pipelined(c, i -> chunks.deleteAsync(c.mapKey(i)));
+  }
+
+  /**
+   * Makes {@code call} for every chunk of {@code c}, with up to {@value #CHUNK_PIPELINE_DEPTH}
+   * calls in flight (so the round trips to the members overlap while only that many chunk copies
+   * are held), and waits for all of them.
+   *
+   * @throws RuntimeException the first failed call's exception, as the synchronous call would
+   */
+  private static void pipelined(CheckpointChunks c, IntFunction<CompletionStage<?>> call) {
+    Pipelining<Object> pipeline = new Pipelining<>(CHUNK_PIPELINE_DEPTH);
+    try {
+      for (int i = 0; i < c.count(); i++) {
+        pipeline.add(call.apply(i).thenApply(done -> (Object) done));
+      }
+      pipeline.results();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during checkpoint chunk calls", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException("a checkpoint chunk call failed", e.getCause());
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("a checkpoint chunk call failed", e);
     }
   }
 
