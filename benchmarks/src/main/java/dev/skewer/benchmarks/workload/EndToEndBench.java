@@ -158,21 +158,27 @@ public final class EndToEndBench implements Callable<Integer> {
   private record Run(long windows, long count, long lastResultMs, long visibleMs) {}
 
   /**
-   * Reads the results topic {@code read_committed} from the start while the cluster runs, until
-   * every expected (key, window) has a result, noting when the last new one appeared.
+   * Waits for every expected (key, window) to have a result, then reads them. While the cluster
+   * runs, the reader only asks for the results' last stable offsets every 100 ms (as cheap as
+   * polling end offsets): reading and decoding the results concurrently would take CPU from the
+   * cluster on a small machine and slow what is measured. Once the stable offsets add up to the
+   * expected count, the results are read {@code read_committed} (still sampling the stable offsets
+   * while some are missing); the last result became visible at the first sample whose stable
+   * offsets cover the last new (key, window) of every partition.
    */
   private static Run awaitResults(
-      EmbeddedKafka kafka, JobSpec job, long expectedWindows, long sinceMs) {
+      EmbeddedKafka kafka, JobSpec job, long expectedWindows, long sinceMs)
+      throws InterruptedException {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
     config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
     String topic = job.topics().results();
     Set<String> keys = new HashSet<>();
+    Map<TopicPartition, Long> lastNewOffset = new HashMap<>();
+    List<StableOffsets> samples = new ArrayList<>();
     long last = sinceMs;
-    long visible = sinceMs;
     long count = 0;
     long deadline = System.currentTimeMillis() + Duration.ofMinutes(10).toMillis();
     long lastProgress = System.currentTimeMillis();
@@ -184,21 +190,59 @@ public final class EndToEndBench implements Callable<Integer> {
           .forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
       consumer.assign(parts);
       consumer.seekToBeginning(parts);
+      while (System.currentTimeMillis() < deadline) {
+        StableOffsets sample = StableOffsets.of(consumer, parts);
+        samples.add(sample);
+        if (sample.total() >= expectedWindows) {
+          break;
+        }
+        if (System.currentTimeMillis() - lastProgress > 5_000) {
+          System.out.printf("  %,d / %,d results...%n", sample.total(), expectedWindows);
+          lastProgress = System.currentTimeMillis();
+        }
+        Thread.sleep(100);
+      }
+      long lastSample = System.currentTimeMillis();
       while (keys.size() < expectedWindows && System.currentTimeMillis() < deadline) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
           if (keys.add(new String(r.key(), StandardCharsets.UTF_8))) {
-            visible = System.currentTimeMillis();
             count += eventCount(new String(r.value(), StandardCharsets.UTF_8));
+            lastNewOffset.put(new TopicPartition(r.topic(), r.partition()), r.offset());
           }
           last = Math.max(last, r.timestamp());
         }
-        if (System.currentTimeMillis() - lastProgress > 5_000) {
-          System.out.printf("  %,d / %,d results...%n", keys.size(), expectedWindows);
-          lastProgress = System.currentTimeMillis();
+        if (System.currentTimeMillis() - lastSample >= 100) {
+          samples.add(StableOffsets.of(consumer, parts));
+          lastSample = System.currentTimeMillis();
         }
       }
+      samples.add(StableOffsets.of(consumer, parts));
     }
+    long visible =
+        samples.stream()
+            .filter(s -> s.covers(lastNewOffset))
+            .mapToLong(StableOffsets::atMs)
+            .findFirst()
+            .orElse(System.currentTimeMillis());
     return new Run(keys.size(), count, last, visible);
+  }
+
+  /** The results' last stable offset per partition, as a {@code read_committed} reader saw them. */
+  private record StableOffsets(long atMs, Map<TopicPartition, Long> offsets) {
+
+    static StableOffsets of(KafkaConsumer<?, ?> consumer, List<TopicPartition> parts) {
+      return new StableOffsets(System.currentTimeMillis(), consumer.endOffsets(parts));
+    }
+
+    long total() {
+      return offsets.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Whether a reader could see every one of these records at this sample. */
+    boolean covers(Map<TopicPartition, Long> lastOffsets) {
+      return lastOffsets.entrySet().stream()
+          .allMatch(e -> offsets.getOrDefault(e.getKey(), 0L) > e.getValue());
+    }
   }
 
   private static long eventCount(String v) {
