@@ -2,23 +2,16 @@ package dev.skewer.node.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
-import dev.skewer.core.cluster.ClusterSettings;
-import dev.skewer.core.cluster.HazelcastMembers;
-import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.TumblingWindow;
-import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.net.FreePorts;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.SketchSpec;
-import dev.skewer.testkit.kafka.EmbeddedKafka;
+import dev.skewer.testkit.checkpoint.CheckpointCluster;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -40,75 +33,56 @@ class MillionKeyCheckpointIT {
 
   @Test
   void shouldSaveLoadReadBackAndRestoreAMillionKeyCheckpoint() {
-    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-      int p1 = FreePorts.next();
-      int p2 = FreePorts.next();
-      List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
-      HazelcastInstance a =
-          HazelcastMembers.start(
-              ClusterSettings.loopback("million-" + p1, p1, members), "a", "node");
-      HazelcastInstance b =
-          HazelcastMembers.start(
-              ClusterSettings.loopback("million-" + p1, p2, members), "b", "node");
-      try (HazelcastCheckpointStore store =
-          HazelcastCheckpointStore.create(
-              a,
-              KafkaSettings.of(kafka.bootstrapServers()),
-              JobNames.of("million"),
-              "million.checkpoints",
-              true)) {
-        // given a partition with one open window of a million keys
-        long t0 = System.nanoTime();
-        PartitionAggregator original = build();
-        long t1 = System.nanoTime();
-        byte[] state = original.snapshot();
-        long t2 = System.nanoTime();
-        Fingerprint expected = fingerprint(original);
-        original = null; // only the state and its fingerprint stay
-        String id = "node/events/0";
-        Checkpoint cp = new Checkpoint(store.nextEpoch(id), KEYS, 1, state);
+    try (CheckpointCluster cluster = CheckpointCluster.start("million", "node")) {
+      HazelcastCheckpointStore store = cluster.store();
+      // given a partition with one open window of a million keys
+      long t0 = System.nanoTime();
+      PartitionAggregator original = build();
+      long t1 = System.nanoTime();
+      byte[] state = original.snapshot();
+      long t2 = System.nanoTime();
+      Fingerprint expected = fingerprint(original);
+      original = null; // only the state and its fingerprint stay
+      String id = "node/events/0";
+      Checkpoint cp = new Checkpoint(store.nextEpoch(id), KEYS, 1, state);
 
-        // when
-        long t3 = System.nanoTime();
-        Saved saved = store.save(id, cp);
-        long t4 = System.nanoTime();
-        Checkpoint loaded = store.load(id).orElseThrow();
-        long t5 = System.nanoTime();
-        assertThat(Arrays.equals(loaded.state(), state)).as("loaded state").isTrue();
-        loaded = null;
-        Checkpoint read = store.read(id, saved.logPartition(), saved.logOffset()).orElseThrow();
-        long t6 = System.nanoTime();
-        assertThat(read).isEqualTo(cp);
-        state = null;
-        cp = null;
-        PartitionAggregator restored =
-            PartitionAggregator.restore(read.state(), 2, WINDOWS, 2_000, 0, SPEC);
-        long t7 = System.nanoTime();
+      // when
+      long t3 = System.nanoTime();
+      Saved saved = store.save(id, cp);
+      long t4 = System.nanoTime();
+      Checkpoint loaded = store.load(id).orElseThrow();
+      long t5 = System.nanoTime();
+      assertThat(Arrays.equals(loaded.state(), state)).as("loaded state").isTrue();
+      loaded = null;
+      Checkpoint read = store.read(id, saved.logPartition(), saved.logOffset()).orElseThrow();
+      long t6 = System.nanoTime();
+      assertThat(read).isEqualTo(cp);
+      state = null;
+      cp = null;
+      PartitionAggregator restored =
+          PartitionAggregator.restore(read.state(), 2, WINDOWS, 2_000, 0, SPEC);
+      long t7 = System.nanoTime();
 
-        // then
-        assertThat(restored.openKeySlices()).isEqualTo(KEYS);
-        assertThat(fingerprint(restored)).isEqualTo(expected);
-        int chunks = (read.state().length + store.chunkBytes() - 1) / store.chunkBytes();
-        System.err.printf(
-            "1M-key checkpoint: %,d state bytes (%.1f B per key and window), %d chunks of %,d bytes;"
-                + " build %d ms, snapshot %d ms, save (2 Hazelcast members + Kafka mirror) %d ms,"
-                + " load %d ms, read back from the topic %d ms, restore %d ms; max heap %d MiB%n",
-            read.state().length,
-            read.state().length / (double) KEYS,
-            chunks,
-            store.chunkBytes(),
-            ms(t0, t1),
-            ms(t1, t2),
-            ms(t3, t4),
-            ms(t4, t5),
-            ms(t5, t6),
-            ms(t6, t7),
-            Runtime.getRuntime().maxMemory() >> 20);
-        assertThat(store.chunkKeys()).hasSize(chunks);
-      } finally {
-        b.getLifecycleService().terminate();
-        a.getLifecycleService().terminate();
-      }
+      // then
+      assertThat(restored.openKeySlices()).isEqualTo(KEYS);
+      assertThat(fingerprint(restored)).isEqualTo(expected);
+      int chunks = (read.state().length + store.chunkBytes() - 1) / store.chunkBytes();
+      System.err.printf(
+          "1M-key checkpoint: %,d state bytes (%.1f B per key and window), %d chunks of %,d bytes;"
+              + " build %d ms, snapshot %d ms, save (2 Hazelcast members + Kafka mirror) %d ms,"
+              + " load %d ms, read back from the topic %d ms, restore %d ms; max heap %d MiB%n",
+          read.state().length,
+          read.state().length / (double) KEYS,
+          chunks,
+          store.chunkBytes(),
+          ms(t0, t1),
+          ms(t1, t2),
+          ms(t3, t4),
+          ms(t4, t5),
+          ms(t5, t6),
+          ms(t6, t7),
+          Runtime.getRuntime().maxMemory() >> 20);
+      assertThat(store.chunkKeys()).hasSize(chunks);
     }
   }
 

@@ -1,0 +1,87 @@
+package dev.skewer.testkit.checkpoint;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.cluster.ClusterSettings;
+import dev.skewer.core.cluster.HazelcastMembers;
+import dev.skewer.core.job.JobNames;
+import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.core.net.FreePorts;
+import dev.skewer.testkit.kafka.EmbeddedKafka;
+import java.util.List;
+
+/**
+ * The checkpoint store as shipped, for tests of large checkpoints: an embedded broker, two
+ * Hazelcast members on loopback (so every map entry has its backup on the other member) and a
+ * {@link HazelcastCheckpointStore} on the first one, mirroring to a compacted topic. Closing it
+ * closes the store, terminates both members and stops the broker.
+ */
+public final class CheckpointCluster implements AutoCloseable {
+
+  private final EmbeddedKafka kafka;
+  private final HazelcastInstance first;
+  private final HazelcastInstance second;
+  private final HazelcastCheckpointStore store;
+
+  private CheckpointCluster(
+      EmbeddedKafka kafka,
+      HazelcastInstance first,
+      HazelcastInstance second,
+      HazelcastCheckpointStore store) {
+    this.kafka = kafka;
+    this.first = first;
+    this.second = second;
+    this.store = store;
+  }
+
+  /**
+   * Starts the broker, the two members (with the member role {@code role}, e.g. {@code node}) and
+   * the store of job {@code job}.
+   */
+  public static CheckpointCluster start(String job, String role) {
+    EmbeddedKafka kafka = EmbeddedKafka.start();
+    HazelcastInstance a = null;
+    HazelcastInstance b = null;
+    try {
+      int p1 = FreePorts.next();
+      int p2 = FreePorts.next();
+      List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
+      a = HazelcastMembers.start(ClusterSettings.loopback(job + "-" + p1, p1, members), "a", role);
+      b = HazelcastMembers.start(ClusterSettings.loopback(job + "-" + p1, p2, members), "b", role);
+      HazelcastCheckpointStore store =
+          HazelcastCheckpointStore.create(
+              a,
+              KafkaSettings.of(kafka.bootstrapServers()),
+              JobNames.of(job),
+              job + ".checkpoints",
+              true);
+      return new CheckpointCluster(kafka, a, b, store);
+    } catch (RuntimeException e) {
+      terminate(b);
+      terminate(a);
+      kafka.close();
+      throw e;
+    }
+  }
+
+  public HazelcastCheckpointStore store() {
+    return store;
+  }
+
+  @Override
+  public void close() {
+    try {
+      store.close();
+    } finally {
+      terminate(second);
+      terminate(first);
+      kafka.close();
+    }
+  }
+
+  private static void terminate(HazelcastInstance member) {
+    if (member != null) {
+      member.getLifecycleService().terminate();
+    }
+  }
+}
