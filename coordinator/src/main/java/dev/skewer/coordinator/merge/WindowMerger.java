@@ -1,6 +1,7 @@
 package dev.skewer.coordinator.merge;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
+import dev.skewer.core.checkpoint.StateOutput;
 import dev.skewer.core.job.WindowSpec;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.window.WindowShape;
@@ -9,7 +10,6 @@ import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireFormatException;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.SketchSpec;
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -241,7 +241,7 @@ public final class WindowMerger {
    * still restored.
    */
   public byte[] snapshot() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
+    StateOutput bytes = new StateOutput();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(SNAPSHOT_VERSION);
       watermarks.writeTo(out);

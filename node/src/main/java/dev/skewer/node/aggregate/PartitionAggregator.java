@@ -1,6 +1,7 @@
 package dev.skewer.node.aggregate;
 
 import dev.skewer.core.checkpoint.CheckpointFormatException;
+import dev.skewer.core.checkpoint.StateOutput;
 import dev.skewer.core.window.SessionSliceAssigner;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.window.WindowShape;
@@ -10,7 +11,6 @@ import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.CodecException;
 import dev.skewer.sketches.SketchSpec;
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -589,8 +589,7 @@ public final class PartitionAggregator {
    * still restored.
    */
   public byte[] snapshot() {
-    ByteArrayOutputStream bytes =
-        new ByteArrayOutputStream(80 + (int) Math.min(openKeySlices * 96, 1 << 26));
+    StateOutput bytes = new StateOutput();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(SNAPSHOT_VERSION);
       out.writeInt(partition);
