@@ -1,13 +1,16 @@
 package dev.skewer.testkit.checkpoint;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.net.FreePorts;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -66,6 +69,49 @@ public final class CheckpointCluster implements AutoCloseable {
 
   public HazelcastCheckpointStore store() {
     return store;
+  }
+
+  /**
+   * What {@link #roundTrip} read back, and how long each step took.
+   *
+   * @param read the checkpoint read back from the topic at the position the save reported
+   */
+  public record RoundTrip(Checkpoint read, long saveMs, long loadMs, long readBackMs) {}
+
+  /**
+   * Saves {@code checkpoint} as {@code id} (chunk map, fenced slot, Kafka mirror), loads it back
+   * from Hazelcast and reads it back from the topic at the position the save reported.
+   *
+   * @throws AssertionError when the save is refused or not logged, or when what is loaded or read
+   *     back differs from what was saved
+   */
+  public RoundTrip roundTrip(String id, Checkpoint checkpoint) {
+    long t0 = System.nanoTime();
+    Saved saved = store.save(id, checkpoint);
+    long t1 = System.nanoTime();
+    if (!saved.accepted() || saved.logPartition() < 0) {
+      throw new AssertionError(id + ": save not accepted and logged: " + saved);
+    }
+    Checkpoint loaded =
+        store.load(id).orElseThrow(() -> new AssertionError(id + ": nothing to load"));
+    long t2 = System.nanoTime();
+    if (!Arrays.equals(loaded.state(), checkpoint.state())) {
+      throw new AssertionError(id + ": the state loaded differs from the state saved");
+    }
+    loaded = null; // a large state: only one copy at a time besides the caller's
+    Checkpoint read =
+        store
+            .read(id, saved.logPartition(), saved.logOffset())
+            .orElseThrow(() -> new AssertionError(id + ": nothing at " + saved));
+    long t3 = System.nanoTime();
+    if (!read.equals(checkpoint)) {
+      throw new AssertionError(id + ": the checkpoint read back differs from the one saved");
+    }
+    return new RoundTrip(read, ms(t0, t1), ms(t1, t2), ms(t2, t3));
+  }
+
+  private static long ms(long fromNs, long toNs) {
+    return (toNs - fromNs) / 1_000_000;
   }
 
   @Override
