@@ -81,23 +81,15 @@ class MillionKeyMergeCheckpointIT {
       assertThat(wrong[0]).as("duplicate or wrong results").isZero();
       assertThat(seen.cardinality()).isEqualTo(KEYS);
       assertThat(emitted).isEqualTo(KEYS);
-      int chunks = (read.state().length + store.chunkBytes() - 1) / store.chunkBytes();
-      assertThat(store.chunkKeys()).hasSize(chunks);
+      assertThat(store.chunkKeys()).hasSize(trip.chunks());
       System.err.printf(
-          "1M-key merge checkpoint: merger heap %,d bytes (%.0f B per key and window); %,d state"
-              + " bytes (%.1f B per key and window), %d chunks of %,d bytes; build %d ms, snapshot %d ms, save (2 Hazelcast members + Kafka mirror) %d"
-              + " ms, load %d ms, read back from the topic %d ms, restore %d ms; max heap %d MiB%n",
+          "1M-key merge checkpoint: merger heap %,d bytes (%.0f B per key and window); %s; build"
+              + " %d ms, snapshot %d ms, restore %d ms; max heap %d MiB%n",
           mergerHeap,
           mergerHeap / (double) KEYS,
-          read.state().length,
-          read.state().length / (double) KEYS,
-          chunks,
-          store.chunkBytes(),
+          trip.describe(KEYS),
           ms(t0, t1),
           ms(t1, t2),
-          trip.saveMs(),
-          trip.loadMs(),
-          trip.readBackMs(),
           ms(t3, t4),
           Runtime.getRuntime().maxMemory() >> 20);
     }

@@ -58,23 +58,14 @@ class MillionKeyCheckpointIT {
       // then
       assertThat(restored.openKeySlices()).isEqualTo(KEYS);
       assertThat(fingerprint(restored)).isEqualTo(expected);
-      int chunks = (read.state().length + store.chunkBytes() - 1) / store.chunkBytes();
       System.err.printf(
-          "1M-key checkpoint: %,d state bytes (%.1f B per key and window), %d chunks of %,d bytes;"
-              + " build %d ms, snapshot %d ms, save (2 Hazelcast members + Kafka mirror) %d ms,"
-              + " load %d ms, read back from the topic %d ms, restore %d ms; max heap %d MiB%n",
-          read.state().length,
-          read.state().length / (double) KEYS,
-          chunks,
-          store.chunkBytes(),
+          "1M-key checkpoint: %s; build %d ms, snapshot %d ms, restore %d ms; max heap %d MiB%n",
+          trip.describe(KEYS),
           ms(t0, t1),
           ms(t1, t2),
-          trip.saveMs(),
-          trip.loadMs(),
-          trip.readBackMs(),
           ms(t3, t4),
           Runtime.getRuntime().maxMemory() >> 20);
-      assertThat(store.chunkKeys()).hasSize(chunks);
+      assertThat(store.chunkKeys()).hasSize(trip.chunks());
     }
   }
 

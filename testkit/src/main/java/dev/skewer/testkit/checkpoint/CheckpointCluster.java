@@ -76,7 +76,29 @@ public final class CheckpointCluster implements AutoCloseable {
    *
    * @param read the checkpoint read back from the topic at the position the save reported
    */
-  public record RoundTrip(Checkpoint read, long saveMs, long loadMs, long readBackMs) {}
+  public record RoundTrip(
+      Checkpoint read, int chunkBytes, long saveMs, long loadMs, long readBackMs) {
+
+    /** Chunks the state took (0 when it fits one record unchunked). */
+    public int chunks() {
+      int length = read.state().length;
+      return length <= chunkBytes ? 0 : (length + chunkBytes - 1) / chunkBytes;
+    }
+
+    /** Size, chunks and timings, with the bytes per (key, window) for {@code keys} of them. */
+    public String describe(long keys) {
+      return String.format(
+          "%,d state bytes (%.1f B per key and window), %d chunks of %,d bytes; save (2 Hazelcast"
+              + " members + Kafka mirror) %d ms, load %d ms, read back from the topic %d ms",
+          read.state().length,
+          read.state().length / (double) keys,
+          chunks(),
+          chunkBytes,
+          saveMs,
+          loadMs,
+          readBackMs);
+    }
+  }
 
   /**
    * Saves {@code checkpoint} as {@code id} (chunk map, fenced slot, Kafka mirror), loads it back
@@ -107,7 +129,7 @@ public final class CheckpointCluster implements AutoCloseable {
     if (!read.equals(checkpoint)) {
       throw new AssertionError(id + ": the checkpoint read back differs from the one saved");
     }
-    return new RoundTrip(read, ms(t0, t1), ms(t1, t2), ms(t2, t3));
+    return new RoundTrip(read, store.chunkBytes(), ms(t0, t1), ms(t1, t2), ms(t2, t3));
   }
 
   private static long ms(long fromNs, long toNs) {
