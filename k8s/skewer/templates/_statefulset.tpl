@@ -102,6 +102,10 @@ spec:
             - name: SKEWER_CHECKPOINT_TOPIC
               value: {{ . | quote }}
             {{- end }}
+            {{- with $root.Values.checkpoint.chunkBytes }}
+            - name: SKEWER_CHECKPOINT_CHUNK_BYTES
+              value: {{ . | int64 | toString | quote }}
+            {{- end }}
             {{- if not $k.provisionTopics }}
             - name: SKEWER_NO_PROVISION
               value: "true"

@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -105,6 +107,29 @@ class ChartRenderTest {
     assertThatThrownBy(
             () -> RenderedChart.template(null, Map.of("coordinator.hotKeyTargetShare", 1.5)))
         .hasMessageContaining("hotKeyTargetShare");
+  }
+
+  @Test
+  void shouldPassTheCheckpointChunkSizeToBothStagesAndRefuseOneTheyWould() {
+    for (String component : List.of("node", "coordinator")) {
+      assertThat(ChartInvariantsTest.env(container(RenderedChart.defaults(), component)))
+          .as(component)
+          .containsEntry(
+              "SKEWER_CHECKPOINT_CHUNK_BYTES",
+              Integer.toString(HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES));
+      assertThat(
+              ChartInvariantsTest.env(
+                  container(
+                      RenderedChart.render("chunk", null, Map.of("checkpoint.chunkBytes", 1048576)),
+                      component)))
+          .as(component)
+          .containsEntry("SKEWER_CHECKPOINT_CHUNK_BYTES", "1048576");
+    }
+    assertThatThrownBy(() -> RenderedChart.template(null, Map.of("checkpoint.chunkBytes", 1000)))
+        .hasMessageContaining("chunkBytes");
+    assertThatThrownBy(
+            () -> RenderedChart.template(null, Map.of("checkpoint.chunkBytes", 67108865)))
+        .hasMessageContaining("chunkBytes");
   }
 
   private static Container container(RenderedChart chart, String component) {

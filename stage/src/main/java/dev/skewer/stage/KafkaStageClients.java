@@ -1,5 +1,6 @@
 package dev.skewer.stage;
 
+import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.kafka.KafkaSettings;
 import java.time.Duration;
@@ -39,6 +40,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * @param consumerClientId the consumer's client id (unless the user sets one)
  * @param producerClientId the producer's client id (unless the user sets one)
  * @param consumerDefaults the stage's consumer tuning (e.g. fetch sizes), below the user's
+ * @param checkpointRecordBytes the largest record the checkpoint store writes through a
+ *     transactional producer ({@link CheckpointStore#maxRecordBytes}), 0 for none
  */
 public record KafkaStageClients(
     KafkaSettings kafka,
@@ -46,13 +49,36 @@ public record KafkaStageClients(
     String groupInstanceId,
     String consumerClientId,
     String producerClientId,
-    Map<String, Object> consumerDefaults)
+    Map<String, Object> consumerDefaults,
+    int checkpointRecordBytes)
     implements StageClients {
 
   /** Kafka's default {@code max.request.size}. */
   private static final int KAFKA_DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
+  /** Clients for a stage whose checkpoint store writes the default chunk records. */
+  public KafkaStageClients(
+      KafkaSettings kafka,
+      String groupId,
+      String groupInstanceId,
+      String consumerClientId,
+      String producerClientId,
+      Map<String, Object> consumerDefaults) {
+    this(
+        kafka,
+        groupId,
+        groupInstanceId,
+        consumerClientId,
+        producerClientId,
+        consumerDefaults,
+        HazelcastCheckpointStore.DEFAULT_MAX_RECORD_BYTES);
+  }
+
   public KafkaStageClients {
+    if (checkpointRecordBytes < 0) {
+      throw new IllegalArgumentException(
+          "checkpointRecordBytes must be >= 0, was " + checkpointRecordBytes);
+    }
     Objects.requireNonNull(kafka, "kafka");
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(consumerClientId, "consumerClientId");
@@ -105,28 +131,31 @@ public record KafkaStageClients(
    * The partition's transactional producer: the user's producer properties, then {@code
    * transactional.id}, idempotence, the transaction timeout, a client id of its own ({@code <client
    * id>-<partition>}, the client id being the user's or {@code producerClientId}) and, unless the
-   * user's properties allow more, requests of Kafka's default 1 MiB: room for the checkpoint
-   * store's records ({@link HazelcastCheckpointStore#DEFAULT_MAX_RECORD_BYTES}, a chunk and its
-   * header).
+   * user's properties allow more, requests of Kafka's default 1 MiB or, when larger, of the
+   * checkpoint store's largest record ({@link #checkpointRecordBytes}: a chunk and its header).
    */
   @Override
   public Producer<byte[], byte[]> transactionalProducer(
       String transactionalId, Duration transactionTimeout) {
+    Map<String, Object> config = transactionalConfig(transactionalId, transactionTimeout);
+    return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /** The configuration {@link #transactionalProducer} uses (exposed for tests). */
+  Map<String, Object> transactionalConfig(String transactionalId, Duration transactionTimeout) {
     Map<String, Object> config = new HashMap<>(kafka.producerConfig());
     config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     config.put(ProducerConfig.ACKS_CONFIG, "all");
     config.put(
         ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
-    int floor =
-        Math.max(
-            KAFKA_DEFAULT_MAX_REQUEST_BYTES, HazelcastCheckpointStore.DEFAULT_MAX_RECORD_BYTES);
+    int floor = Math.max(KAFKA_DEFAULT_MAX_REQUEST_BYTES, checkpointRecordBytes);
     Object user = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
     int size = user == null ? floor : Math.max(floor, Integer.parseInt(user.toString().trim()));
     config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(size));
     String suffix = transactionalId.substring(transactionalId.lastIndexOf('/') + 1);
     Object base = config.getOrDefault(ProducerConfig.CLIENT_ID_CONFIG, producerClientId);
     config.put(ProducerConfig.CLIENT_ID_CONFIG, base + "-" + suffix);
-    return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+    return config;
   }
 }

@@ -86,7 +86,8 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /**
    * The stage's Kafka clients in group {@code groupId}: a static member named after this process's
    * Hazelcast member ({@link #groupInstanceId}), client ids {@code skewer-<id>-<input>} and {@code
-   * skewer-<id>-<output>}, and the stage's consumer tuning below the user's properties.
+   * skewer-<id>-<output>}, the stage's consumer tuning below the user's properties, and
+   * transactional producers that take the checkpoint store's largest record.
    */
   protected final KafkaStageClients clients(
       KafkaSettings kafka,
@@ -101,7 +102,8 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
         groupInstanceId(),
         "skewer-" + id + "-" + input,
         "skewer-" + id + "-" + output,
-        consumerDefaults);
+        consumerDefaults,
+        checkpoints.maxRecordBytes());
   }
 
   /**

@@ -30,6 +30,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -212,6 +213,38 @@ class ChunkedCheckpointTopicIT {
           .isInstanceOf(CheckpointFormatException.class)
           .hasMessageContaining("chunk 0 of 3 is missing from " + TOPIC);
     }
+  }
+
+  @Test
+  @Order(6)
+  void shouldRefuseChunksLargerThanTheExistingTopicAccepts() {
+    // the topic was created for 1 KiB chunks: max.message.bytes = 1 KiB + 64 KiB
+    int needed =
+        HazelcastCheckpointStore.maxRecordBytes(HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES);
+
+    assertThatThrownBy(
+            () ->
+                HazelcastCheckpointStore.create(
+                    members.get(0),
+                    KafkaSettings.of(kafka.bootstrapServers()),
+                    NAMES,
+                    TOPIC,
+                    true,
+                    HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessage(
+            "checkpoint topic "
+                + TOPIC
+                + " accepts records of at most "
+                + HazelcastCheckpointStore.maxRecordBytes(CHUNK)
+                + " bytes (max.message.bytes), but checkpoint chunks of "
+                + HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES
+                + " bytes need "
+                + needed
+                + ": lower --checkpoint-chunk-bytes to at most "
+                + CHUNK
+                + " or raise the topic's max.message.bytes to "
+                + needed);
   }
 
   private HazelcastInstance member() {

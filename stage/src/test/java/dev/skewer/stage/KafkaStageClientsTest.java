@@ -56,4 +56,34 @@ class KafkaStageClientsTest {
       consumer.close(Duration.ZERO);
     }
   }
+
+  @Test
+  void shouldSizeTransactionalRequestsForTheCheckpointStoresLargestRecord() {
+    String one = "p/partials/3";
+    Duration timeout = Duration.ofSeconds(60);
+    KafkaSettings kafka = KafkaSettings.of("127.0.0.1:1");
+
+    assertThat(
+            new KafkaStageClients(kafka, "g", null, "c", "p", Map.of())
+                .transactionalConfig(one, timeout))
+        .containsEntry(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "1048576")
+        .containsEntry(ProducerConfig.CLIENT_ID_CONFIG, "p-3");
+    assertThat(
+            new KafkaStageClients(kafka, "g", null, "c", "p", Map.of(), 8 * 1024 * 1024 + 65_536)
+                .transactionalConfig(one, timeout))
+        .containsEntry(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "8454144");
+    assertThat(
+            new KafkaStageClients(
+                    new KafkaSettings(
+                        "127.0.0.1:1", Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "20000000")),
+                    "g",
+                    null,
+                    "c",
+                    "p",
+                    Map.of(),
+                    8 * 1024 * 1024 + 65_536)
+                .transactionalConfig(one, timeout))
+        .as("the user's larger size wins")
+        .containsEntry(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "20000000");
+  }
 }

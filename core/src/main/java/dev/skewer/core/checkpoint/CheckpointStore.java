@@ -87,6 +87,14 @@ public interface CheckpointStore extends AutoCloseable {
     return false;
   }
 
+  /**
+   * The largest record this store writes through a producer it is given ({@link
+   * #writeTransactional}), so that producer can be sized for it; 0 when it writes none.
+   */
+  default int maxRecordBytes() {
+    return 0;
+  }
+
   @Override
   default void close() {}
 }

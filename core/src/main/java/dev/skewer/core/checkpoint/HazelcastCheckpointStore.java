@@ -29,6 +29,8 @@ import java.util.concurrent.Future;
 import java.util.function.IntFunction;
 import java.util.zip.CRC32;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -40,6 +42,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -204,6 +208,40 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     return store;
   }
 
+  /**
+   * Refuses an existing checkpoint topic that cannot take this store's largest record: its {@code
+   * max.message.bytes} (the topic's own or the broker's default) must be at least {@link
+   * #maxRecordBytes} of {@code chunkBytes}, or every chunked checkpoint would fail to be mirrored.
+   *
+   * @throws InvalidConfigurationException naming the topic, both sizes and the two ways out
+   */
+  private static void checkRecordSize(Admin admin, String topic, int chunkBytes)
+      throws ExecutionException, InterruptedException {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+    ConfigEntry limit = config == null ? null : config.get("max.message.bytes");
+    if (limit == null || limit.value() == null) {
+      return; // not reported: the first mirrored chunk will say it if it is too small
+    }
+    long accepted = Long.parseLong(limit.value().trim());
+    int needed = maxRecordBytes(chunkBytes);
+    if (accepted < needed) {
+      throw new InvalidConfigurationException(
+          "checkpoint topic "
+              + topic
+              + " accepts records of at most "
+              + accepted
+              + " bytes (max.message.bytes), but checkpoint chunks of "
+              + chunkBytes
+              + " bytes need "
+              + needed
+              + ": lower --checkpoint-chunk-bytes to at most "
+              + (accepted - RECORD_HEADROOM_BYTES)
+              + " or raise the topic's max.message.bytes to "
+              + needed);
+    }
+  }
+
   /** The largest record a store with {@code chunkBytes} chunks writes: a chunk plus headroom. */
   public static int maxRecordBytes(int chunkBytes) {
     return chunkBytes + RECORD_HEADROOM_BYTES;
@@ -224,6 +262,7 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       KafkaSettings kafka, String topic, boolean provision, int chunkBytes) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
       if (admin.listTopics().names().get().contains(topic)) {
+        checkRecordSize(admin, topic, chunkBytes);
         return;
       }
       if (!provision) {
@@ -253,6 +292,12 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   /** The chunk size of this store. */
   public int chunkBytes() {
     return chunkBytes;
+  }
+
+  /** A chunk and its header when mirrored to a topic; 0 without one. */
+  @Override
+  public int maxRecordBytes() {
+    return topic == null ? 0 : maxRecordBytes(chunkBytes);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.skewer.launcher.cli;
 
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
@@ -142,6 +143,16 @@ public final class CommonOptions {
   String checkpointTopic;
 
   @Option(
+      names = "--checkpoint-chunk-bytes",
+      paramLabel = "BYTES",
+      defaultValue = "524288",
+      description =
+          "Checkpoint state larger than this is written in chunks of this size (Hazelcast entries"
+              + " and checkpoint-topic records of at most this plus 65536 bytes), in [1024,"
+              + " 67108864]. Default: ${DEFAULT-VALUE}.")
+  int checkpointChunkBytes;
+
+  @Option(
       names = "--no-provision",
       arity = "0..1",
       fallbackValue = "true",
@@ -223,6 +234,21 @@ public final class CommonOptions {
   /** The consumer group, or null for the job's default. */
   public String group() {
     return group == null || group.isBlank() ? null : group;
+  }
+
+  /** The checkpoint chunk size, checked against the store's bounds. */
+  public int checkpointChunkBytes() {
+    if (checkpointChunkBytes < HazelcastCheckpointStore.MIN_CHUNK_BYTES
+        || checkpointChunkBytes > HazelcastCheckpointStore.MAX_CHUNK_BYTES) {
+      throw new CliException(
+          "--checkpoint-chunk-bytes must be in ["
+              + HazelcastCheckpointStore.MIN_CHUNK_BYTES
+              + ", "
+              + HazelcastCheckpointStore.MAX_CHUNK_BYTES
+              + "], was "
+              + checkpointChunkBytes);
+    }
+    return checkpointChunkBytes;
   }
 
   public Duration checkpointInterval() {

@@ -89,6 +89,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
     ClusterSettings cluster = common.cluster(job, env);
     int httpPort = common.httpPort(Role.COORDINATOR);
     String checkpointTopic = common.checkpointTopic(job);
+    int chunkBytes = common.checkpointChunkBytes();
     CoordinatorSettings settings =
         new CoordinatorSettings(
             id,
@@ -119,7 +120,7 @@ public final class CoordinatorCommand implements Callable<Integer> {
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.COORDINATOR.roleName(), job);
     CheckpointStore checkpoints =
-        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
+        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision(), chunkBytes);
     long runtimeStartNs = System.nanoTime();
     CoordinatorRuntime coordinator =
         CoordinatorRuntime.start(

@@ -37,6 +37,7 @@ public final class NodeCommand implements Callable<Integer> {
     ClusterSettings cluster = common.cluster(job, env);
     int httpPort = common.httpPort(Role.NODE);
     String checkpointTopic = common.checkpointTopic(job);
+    int chunkBytes = common.checkpointChunkBytes();
     if (common.provision()) {
       Processes.provision(kafka, job);
     } else {
@@ -68,7 +69,7 @@ public final class NodeCommand implements Callable<Integer> {
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.NODE.roleName(), job);
     CheckpointStore checkpoints =
-        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision());
+        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision(), chunkBytes);
     long runtimeStartNs = System.nanoTime();
     NodeRuntime node =
         NodeRuntime.start(

@@ -78,15 +78,23 @@ public final class Processes {
         hz, Admin.create(kafka.adminConfig()), groupId, role, job.name());
   }
 
-  /** The job's Hazelcast-backed checkpoints mirrored to Kafka; in-memory without a member. */
+  /**
+   * The job's Hazelcast-backed checkpoints mirrored to Kafka, chunked above {@code chunkBytes};
+   * in-memory without a member.
+   */
   public static CheckpointStore checkpoints(
-      HazelcastInstance hz, KafkaSettings kafka, JobSpec job, String topic, boolean provision) {
+      HazelcastInstance hz,
+      KafkaSettings kafka,
+      JobSpec job,
+      String topic,
+      boolean provision,
+      int chunkBytes) {
     if (hz == null) {
       return new InMemoryCheckpointStore();
     }
     long startNs = System.nanoTime();
     CheckpointStore store =
-        HazelcastCheckpointStore.create(hz, kafka, JobNames.of(job), topic, provision);
+        HazelcastCheckpointStore.create(hz, kafka, JobNames.of(job), topic, provision, chunkBytes);
     logStep("checkpoint store", startNs);
     return store;
   }

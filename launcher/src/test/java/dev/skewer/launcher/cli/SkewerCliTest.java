@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.launcher.SkewerCli;
@@ -55,6 +56,7 @@ class SkewerCliTest {
           Map.entry("--group", "SKEWER_GROUP"),
           Map.entry("--checkpoint-interval", "SKEWER_CHECKPOINT_INTERVAL"),
           Map.entry("--checkpoint-topic", "SKEWER_CHECKPOINT_TOPIC"),
+          Map.entry("--checkpoint-chunk-bytes", "SKEWER_CHECKPOINT_CHUNK_BYTES"),
           Map.entry("--no-provision", "SKEWER_NO_PROVISION"),
           Map.entry("--log-format", "SKEWER_LOG_FORMAT"));
 
@@ -332,6 +334,22 @@ class SkewerCliTest {
   }
 
   @Test
+  void shouldTakeTheCheckpointChunkSizeFromTheFlagOrTheEnvironment() {
+    assertThat(coordinator(Map.of()).common.checkpointChunkBytes())
+        .isEqualTo(HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES);
+    assertThat(
+            coordinator(Map.of(), "--checkpoint-chunk-bytes", "1048576")
+                .common
+                .checkpointChunkBytes())
+        .isEqualTo(1_048_576);
+    assertThat(
+            coordinator(Map.of("SKEWER_CHECKPOINT_CHUNK_BYTES", "65536"))
+                .common
+                .checkpointChunkBytes())
+        .isEqualTo(65_536);
+  }
+
+  @Test
   void shouldExitTwoForBadFlags() throws IOException {
     Path job = job(JOB);
     Run unknown = run(Map.of(), "node", "--job", job.toString(), "--bootstrap", "b:1", "--nope");
@@ -365,6 +383,31 @@ class SkewerCliTest {
             "0.0.0.0");
     assertThat(wildcard.exit()).isEqualTo(2);
     assertThat(wildcard.err()).contains("publicAddress must be set").doesNotContain("\tat ");
+
+    Run chunk =
+        run(
+            Map.of(),
+            "node",
+            "--job",
+            job.toString(),
+            "--bootstrap",
+            "b:1",
+            "--checkpoint-chunk-bytes",
+            "1000");
+    assertThat(chunk.exit()).isEqualTo(2);
+    assertThat(chunk.err())
+        .contains("--checkpoint-chunk-bytes must be in [1024, 67108864], was 1000")
+        .doesNotContain("\tat ");
+    Run chunkFromEnv =
+        run(
+            Map.of("SKEWER_CHECKPOINT_CHUNK_BYTES", "67108865"),
+            "coordinator",
+            "--job",
+            job.toString(),
+            "--bootstrap",
+            "b:1");
+    assertThat(chunkFromEnv.exit()).isEqualTo(2);
+    assertThat(chunkFromEnv.err()).contains("--checkpoint-chunk-bytes must be in");
 
     Run config =
         run(
