@@ -47,14 +47,11 @@ class MillionKeyMergeCheckpointIT {
       byte[] state = original.snapshot();
       long t2 = System.nanoTime();
       original = null; // only the state stays
-      String id = "coordinator/partials/0";
-      Checkpoint cp = new Checkpoint(store.nextEpoch(id), KEYS, 1, state);
 
       // when
-      CheckpointCluster.RoundTrip trip = cluster.roundTrip(id, cp);
-      Checkpoint read = trip.read();
+      CheckpointCluster.RoundTrip trip = cluster.roundTrip("coordinator/partials/0", KEYS, state);
       state = null;
-      cp = null;
+      Checkpoint read = trip.read();
       long t3 = System.nanoTime();
       WindowMerger restored = WindowMerger.restore(read.state(), SOURCES, 0, SPEC);
       long t4 = System.nanoTime();

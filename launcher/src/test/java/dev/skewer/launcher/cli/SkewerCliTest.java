@@ -62,6 +62,14 @@ class SkewerCliTest {
 
   private record Run(int exit, String out, String err) {}
 
+  /** {@code <command> --job <job> --bootstrap b:1 <extra>}, run with {@code env}. */
+  private static Run runStage(Map<String, String> env, String command, Path job, String... extra) {
+    List<String> args =
+        new ArrayList<>(List.of(command, "--job", job.toString(), "--bootstrap", "b:1"));
+    args.addAll(List.of(extra));
+    return run(env, args.toArray(String[]::new));
+  }
+
   private static Run run(Map<String, String> env, String... args) {
     CommandLine cli = SkewerCli.commandLine(env);
     StringWriter out = new StringWriter();
@@ -352,7 +360,7 @@ class SkewerCliTest {
   @Test
   void shouldExitTwoForBadFlags() throws IOException {
     Path job = job(JOB);
-    Run unknown = run(Map.of(), "node", "--job", job.toString(), "--bootstrap", "b:1", "--nope");
+    Run unknown = runStage(Map.of(), "node", job, "--nope");
     assertThat(unknown.exit()).isEqualTo(2);
     assertThat(unknown.err()).contains("Unknown option: '--nope'");
 
@@ -360,52 +368,21 @@ class SkewerCliTest {
     assertThat(missing.exit()).isEqualTo(2);
     assertThat(missing.err()).contains("--bootstrap");
 
-    Run port =
-        run(
-            Map.of("SKEWER_HZ_PORT", "many"),
-            "node",
-            "--job",
-            job.toString(),
-            "--bootstrap",
-            "b:1");
+    Run port = runStage(Map.of("SKEWER_HZ_PORT", "many"), "node", job);
     assertThat(port.exit()).isEqualTo(2);
     assertThat(port.err()).contains("--hz-port").contains("many");
 
-    Run wildcard =
-        run(
-            Map.of(),
-            "node",
-            "--job",
-            job.toString(),
-            "--bootstrap",
-            "b:1",
-            "--bind-address",
-            "0.0.0.0");
+    Run wildcard = runStage(Map.of(), "node", job, "--bind-address", "0.0.0.0");
     assertThat(wildcard.exit()).isEqualTo(2);
     assertThat(wildcard.err()).contains("publicAddress must be set").doesNotContain("\tat ");
 
-    Run chunk =
-        run(
-            Map.of(),
-            "node",
-            "--job",
-            job.toString(),
-            "--bootstrap",
-            "b:1",
-            "--checkpoint-chunk-bytes",
-            "1000");
+    Run chunk = runStage(Map.of(), "node", job, "--checkpoint-chunk-bytes", "1000");
     assertThat(chunk.exit()).isEqualTo(2);
     assertThat(chunk.err())
         .contains("--checkpoint-chunk-bytes must be in [1024, 67108864], was 1000")
         .doesNotContain("\tat ");
     Run chunkFromEnv =
-        run(
-            Map.of("SKEWER_CHECKPOINT_CHUNK_BYTES", "67108865"),
-            "coordinator",
-            "--job",
-            job.toString(),
-            "--bootstrap",
-            "b:1");
+        runStage(Map.of("SKEWER_CHECKPOINT_CHUNK_BYTES", "67108865"), "coordinator", job);
     assertThat(chunkFromEnv.exit()).isEqualTo(2);
     assertThat(chunkFromEnv.err()).contains("--checkpoint-chunk-bytes must be in");
 

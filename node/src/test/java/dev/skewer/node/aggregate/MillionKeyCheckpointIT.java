@@ -42,14 +42,11 @@ class MillionKeyCheckpointIT {
       long t2 = System.nanoTime();
       Fingerprint expected = fingerprint(original);
       original = null; // only the state and its fingerprint stay
-      String id = "node/events/0";
-      Checkpoint cp = new Checkpoint(store.nextEpoch(id), KEYS, 1, state);
 
       // when
-      CheckpointCluster.RoundTrip trip = cluster.roundTrip(id, cp);
-      Checkpoint read = trip.read();
+      CheckpointCluster.RoundTrip trip = cluster.roundTrip("node/events/0", KEYS, state);
       state = null;
-      cp = null;
+      Checkpoint read = trip.read();
       long t3 = System.nanoTime();
       PartitionAggregator restored =
           PartitionAggregator.restore(read.state(), 2, WINDOWS, 2_000, 0, SPEC);

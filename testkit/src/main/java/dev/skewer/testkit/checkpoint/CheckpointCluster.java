@@ -101,13 +101,15 @@ public final class CheckpointCluster implements AutoCloseable {
   }
 
   /**
-   * Saves {@code checkpoint} as {@code id} (chunk map, fenced slot, Kafka mirror), loads it back
-   * from Hazelcast and reads it back from the topic at the position the save reported.
+   * Saves {@code state} as the checkpoint of {@code id} at a new epoch (chunk map, fenced slot,
+   * Kafka mirror), loads it back from Hazelcast and reads it back from the topic at the position
+   * the save reported.
    *
    * @throws AssertionError when the save is refused or not logged, or when what is loaded or read
    *     back differs from what was saved
    */
-  public RoundTrip roundTrip(String id, Checkpoint checkpoint) {
+  public RoundTrip roundTrip(String id, long nextOffset, byte[] state) {
+    Checkpoint checkpoint = new Checkpoint(store.nextEpoch(id), nextOffset, 1, state);
     long t0 = System.nanoTime();
     Saved saved = store.save(id, checkpoint);
     long t1 = System.nanoTime();
