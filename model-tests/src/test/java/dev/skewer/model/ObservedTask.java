@@ -1,5 +1,6 @@
 package dev.skewer.model;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.stage.PartitionActivity;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.TaskOutput;
@@ -64,7 +65,7 @@ final class ObservedTask implements PartitionTask {
   }
 
   @Override
-  public byte[] snapshot() {
+  public CapturedState snapshot() {
     snapshotOffset = nextOffset;
     return task.snapshot();
   }

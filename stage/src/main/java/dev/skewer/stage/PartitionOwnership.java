@@ -1,5 +1,6 @@
 package dev.skewer.stage;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
@@ -27,6 +28,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -55,16 +57,17 @@ import org.slf4j.LoggerFactory;
  *       aborts its open transaction — and the checkpoint restored is the one named by the input
  *       offset committed in the group ({@link CommitPointer}): the store's copy when it is that
  *       one, else the record read back from the checkpoint topic.
- *   <li><b>Checkpoints.</b> Periodically and before a partition is given up. {@code at_least_once}:
- *       the task's snapshot is taken on the event loop, then — on the sender's ordered worker, once
- *       every record emitted so far is acknowledged — stored, unless one of the task's records
- *       failed; a checkpoint therefore never covers output that could still be lost. After it is
- *       stored the input offset is committed with a {@link CommitPointer} to it and to its copy in
- *       the checkpoint topic. {@code exactly_once}: one transaction — snapshot; what the task emits
- *       from then on is held for the next transaction; the partition's producer is flushed; if a
- *       record failed the transaction is aborted, else the checkpoint record, the input offset
- *       (with its pointer) and the outputs are committed together, the store keeps a copy, and a
- *       new transaction begins.
+ *   <li><b>Checkpoints.</b> Periodically and before a partition is given up. The task's state is
+ *       captured on the event loop and encoded on a worker, while the partition's records wait
+ *       (nothing else of the task is called meanwhile). {@code at_least_once}: then — on the
+ *       sender's ordered worker, once every record emitted so far is acknowledged — stored, unless
+ *       one of the task's records failed; a checkpoint therefore never covers output that could
+ *       still be lost. After it is stored the input offset is committed with a {@link
+ *       CommitPointer} to it and to its copy in the checkpoint topic. {@code exactly_once}: one
+ *       transaction — snapshot; what the task emits from then on is held for the next transaction;
+ *       the partition's producer is flushed; if a record failed the transaction is aborted, else
+ *       the checkpoint record, the input offset (with its pointer) and the outputs are committed
+ *       together, the store keeps a copy, and a new transaction begins.
  *   <li><b>Rewind.</b> When a record of a task cannot be sent, its checkpoint cannot be stored, a
  *       transaction cannot be committed, or the task throws, the task is dropped and the partition
  *       taken over again from its last stored (committed) checkpoint, under a new epoch — {@code
@@ -90,9 +93,9 @@ import org.slf4j.LoggerFactory;
  *       visible, bounded state, never in a fast loop and never in lost output.
  * </ul>
  *
- * <p>Everything runs on the runtime's event loop, except restores (worker), checkpoint stores (the
- * sender's ordered worker) and each partition's producer calls ({@code exactly_once}: its channel's
- * chain of workers).
+ * <p>Everything runs on the runtime's event loop, except restores (worker), snapshot encoding
+ * (worker), checkpoint stores (the sender's ordered worker) and each partition's producer calls
+ * ({@code exactly_once}: its channel's chain of workers).
  */
 final class PartitionOwnership<T extends PartitionTask> {
 
@@ -141,6 +144,8 @@ final class PartitionOwnership<T extends PartitionTask> {
     long lastActivityMs;
     long lastCreatedMs;
     Future<Outcome> checkpointInFlight;
+    boolean encoding; // its snapshot is being encoded on a worker: records wait, ticks are skipped
+    final List<List<ConsumerRecord<byte[], byte[]>>> waiting = new ArrayList<>();
     boolean cacheInFlight; // exactly_once: the store's copy of a committed checkpoint
     volatile int refusedGeneration; // exactly_once: the generation of the offsets last sent
     volatile String step = "waiting to restore"; // while RESTORING: what the take-over waits on
@@ -629,13 +634,52 @@ final class PartitionOwnership<T extends PartitionTask> {
         o.nextOffset,
         fromCheckpoint ? "from its checkpoint" : "no checkpoint");
     o.task.activated(o.output);
+    dispatch(o);
+    loop.release(o.partition);
+    return null;
+  }
+
+  /** Sends what the partition's task emitted (held while its transaction is being committed). */
+  private void dispatch(Owned o) {
     if (exactlyOnce) {
       o.channel.dispatch();
     } else {
       sender.dispatch();
     }
-    loop.release(o.partition);
-    return null;
+  }
+
+  // ---- records
+
+  /**
+   * Folds one poll batch's records of a consuming partition into its task, then ends the batch;
+   * while the task's snapshot is being encoded they wait for it instead. A task that throws is
+   * rewound to its last checkpoint.
+   */
+  void process(Owned o, List<ConsumerRecord<byte[], byte[]>> records, long nowMs) {
+    o.lastActivityMs = nowMs;
+    if (o.encoding) {
+      o.waiting.add(records);
+      return;
+    }
+    try {
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        if (r.offset() < o.nextOffset) {
+          continue;
+        }
+        o.nextOffset = r.offset() + 1;
+        o.task.process(r, o.output);
+      }
+      o.task.endOfBatch(o.output);
+    } catch (RuntimeException e) {
+      LOG.error(
+          "{}={} the task of partition {} failed at offset {}",
+          settings.stage(),
+          settings.instanceId(),
+          o.partition,
+          o.nextOffset - 1,
+          e);
+      rewind(o, "the task failed: " + e);
+    }
   }
 
   private boolean current(Owned o) {
@@ -851,19 +895,43 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
   }
 
+  /**
+   * One checkpoint of a partition: the task's state is captured on the event loop, then encoded on
+   * a worker while the partition's records wait (it is held in the consumer; what was already
+   * fetched is processed once the encoding is done), so that a large state never blocks the event
+   * loop and the other partitions on it; then stored ({@link #saveAfterAcknowledged}) or committed
+   * ({@link #commit}).
+   */
   private Future<Outcome> checkpoint(Owned o) {
     long startNs = System.nanoTime();
     T task = o.task;
-    byte[] state = task.snapshot();
-    long snapshotNs = System.nanoTime() - startNs;
+    CapturedState captured = task.snapshot();
     // strictly increasing per owner: (epoch, offset, createdMs) names one checkpoint even when
     // ticks change the state without new input
     long createdMs = Math.max(clock.millis(), o.lastCreatedMs + 1);
     o.lastCreatedMs = createdMs;
-    Checkpoint cp = new Checkpoint(o.epoch, o.nextOffset, createdMs, state);
+    long epoch = o.epoch;
+    long nextOffset = o.nextOffset;
+    if (exactlyOnce) {
+      // what the task emitted so far is this transaction's; what it emits from now on, the next's
+      o.channel.dispatch();
+      o.channel.hold();
+    }
+    o.encoding = true;
+    loop.hold(o.partition);
     String id = settings.checkpointId(o.partition);
     Future<Outcome> stored =
-        exactlyOnce ? commit(o, id, cp, snapshotNs) : saveAfterAcknowledged(o, id, cp, snapshotNs);
+        vertx
+            .executeBlocking(captured::encode, false)
+            .andThen(ar -> resumeAfterEncoding(o))
+            .compose(
+                state -> {
+                  Checkpoint cp = new Checkpoint(epoch, nextOffset, createdMs, state);
+                  long snapshotNs = System.nanoTime() - startNs;
+                  return exactlyOnce
+                      ? commit(o, id, cp, snapshotNs)
+                      : saveAfterAcknowledged(o, id, cp, snapshotNs);
+                });
     return stored
         .otherwise(
             e -> {
@@ -880,11 +948,35 @@ final class PartitionOwnership<T extends PartitionTask> {
               if (outcome == Outcome.SAVED) {
                 tellCheckpointed(o, task);
                 Failures f = failures.get(o.partition);
-                if (f != null && cp.nextOffset() >= f.atOffset()) {
+                if (f != null && nextOffset >= f.atOffset()) {
                   failures.remove(o.partition);
                 }
               }
             });
+  }
+
+  /**
+   * The partition's snapshot is encoded (or failed to): the records that waited are processed, in
+   * order, and its consumer lets the next ones through — unless the task was dropped meanwhile
+   * (revoked, rewound, fenced, stopped): then they are read again by the next owner, from its
+   * checkpoint's offset.
+   */
+  private void resumeAfterEncoding(Owned o) {
+    o.encoding = false;
+    List<List<ConsumerRecord<byte[], byte[]>>> waited = List.copyOf(o.waiting);
+    o.waiting.clear();
+    if (!current(o) || o.state != State.ACTIVE) {
+      return;
+    }
+    long nowMs = clock.millis();
+    for (List<ConsumerRecord<byte[], byte[]>> records : waited) {
+      process(o, records, nowMs);
+      if (!current(o)) {
+        return; // the task threw: rewound
+      }
+    }
+    dispatch(o);
+    loop.release(o.partition);
   }
 
   /** Tells the task its snapshot is stored, unless the task was dropped meanwhile. */
@@ -894,11 +986,7 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
     try {
       task.checkpointed(o.output);
-      if (exactlyOnce) {
-        o.channel.dispatch();
-      } else {
-        sender.dispatch();
-      }
+      dispatch(o);
     } catch (RuntimeException e) {
       LOG.error(
           "{}={} the task of partition {} failed after its checkpoint",
@@ -949,8 +1037,6 @@ final class PartitionOwnership<T extends PartitionTask> {
   private Future<Outcome> commit(Owned o, String id, Checkpoint cp, long snapshotNs) {
     TransactionalSender.Channel channel = o.channel;
     TopicPartition input = new TopicPartition(settings.inputTopic(), o.partition);
-    channel.dispatch();
-    channel.hold();
     return channel
         .run(
             producer -> {

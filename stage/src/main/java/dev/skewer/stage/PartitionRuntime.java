@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
@@ -195,27 +194,7 @@ public final class PartitionRuntime<T extends PartitionTask> {
       if (o == null || generations.get(tp.partition()) != o.generation) {
         continue; // restoring, rewound or revoked: these records are read again after the seek
       }
-      try {
-        for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-          if (r.offset() < o.nextOffset) {
-            continue;
-          }
-          o.nextOffset = r.offset() + 1;
-          o.task.process(r, o.output);
-        }
-        o.task.endOfBatch(o.output);
-      } catch (RuntimeException e) {
-        LOG.error(
-            "{}={} the task of partition {} failed at offset {}",
-            settings.stage(),
-            settings.instanceId(),
-            tp.partition(),
-            o.nextOffset - 1,
-            e);
-        ownership.rewind(o, "the task failed: " + e);
-        continue;
-      }
-      o.lastActivityMs = nowMs;
+      ownership.process(o, records.records(tp), nowMs);
     }
     sender.dispatch();
     grantWhenDrained();
@@ -252,8 +231,8 @@ public final class PartitionRuntime<T extends PartitionTask> {
             || sender.pending() > settings.maxPendingRecords();
     throttledSinceTick = false;
     for (PartitionOwnership<T>.Owned o : List.copyOf(ownership.all())) {
-      if (o.state != PartitionOwnership.State.ACTIVE) {
-        continue;
+      if (o.state != PartitionOwnership.State.ACTIVE || o.encoding) {
+        continue; // restoring, or its snapshot is being encoded: the task is not called meanwhile
       }
       if (notSilence || loop.lag(o.partition) > 0) {
         o.lastActivityMs = nowMs; // records are waiting on the broker: behind, not silent
@@ -330,7 +309,11 @@ public final class PartitionRuntime<T extends PartitionTask> {
 
   // ---- for the stages
 
-  /** Calls {@code action} for each consuming partition's task; on the runtime's context only. */
+  /**
+   * Calls {@code action} for each consuming partition's task; on the runtime's context only. A task
+   * whose snapshot is being encoded on a worker is included: the action may read it, and change
+   * only what {@link PartitionTask#snapshot} copied when it captured the state.
+   */
   public void forEachActive(BiConsumer<Integer, T> action) {
     for (PartitionOwnership<T>.Owned o : List.copyOf(ownership.all())) {
       if (o.state == PartitionOwnership.State.ACTIVE) {

@@ -1,13 +1,17 @@
 package dev.skewer.stage;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The work of one stage on one input partition. The runtime creates a task through its {@link
  * TaskFactory} (on a worker thread) when it takes the partition over, then calls it on its event
  * loop only, never concurrently: records in offset order, the end of each poll batch, periodic
- * ticks, and snapshots for checkpoints. Everything a task emits goes through the {@link TaskOutput}
- * it is given; the runtime decides when it is sent, acknowledged and covered by a checkpoint.
+ * ticks, and snapshots for checkpoints. A snapshot is captured on the event loop and encoded on a
+ * worker; until it has encoded, the runtime calls nothing else of the task (the partition's records
+ * wait and its ticks are skipped), so the encoding may read the task's state without locks.
+ * Everything a task emits goes through the {@link TaskOutput} it is given; the runtime decides when
+ * it is sent, acknowledged and covered by a checkpoint.
  *
  * <p>Contract: after {@code restore(snapshot())} and the same records from the checkpoint's offset,
  * a task emits the same outputs as the original — replays are how failures are repaired.
@@ -33,8 +37,13 @@ public interface PartitionTask {
   /** Periodic work, every tick interval, with how long the partition has been silent. */
   void tick(PartitionActivity activity, TaskOutput out);
 
-  /** The encoded state as of the last record processed, for a checkpoint. */
-  byte[] snapshot();
+  /**
+   * The state as of the last record processed, for a checkpoint: captured now (on the event loop,
+   * cheap) and encoded by the result on a worker. Until {@link CapturedState#encode} returns, the
+   * runtime does not call the task; whatever else may change the task meanwhile (a stage's own
+   * timers) must change only what the capture copied.
+   */
+  CapturedState snapshot();
 
   /**
    * The checkpoint of the last {@link #snapshot()} is stored ({@code exactly_once}: committed).

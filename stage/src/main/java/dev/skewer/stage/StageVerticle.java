@@ -133,7 +133,10 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
     timers.add(vertx.setPeriodic(periodMs, t -> job.run()));
   }
 
-  /** Runs {@code action} for each active task (event loop). */
+  /**
+   * Runs {@code action} for each active task (event loop), including one whose snapshot is being
+   * encoded: see {@link PartitionRuntime#forEachActive}.
+   */
   protected final void forEachTask(BiConsumer<Integer, T> action) {
     if (runtime != null) {
       runtime.forEachActive(action);

@@ -1,11 +1,14 @@
 package dev.skewer.stage;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.checkpoint.Checkpoint;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -28,6 +31,11 @@ final class CountingTask implements PartitionTask {
   long lastSilentMs = -1;
   volatile RuntimeException failOnProcess;
   final List<String> checkpointCalls = new CopyOnWriteArrayList<>(); // "snapshot" / "checkpointed"
+  volatile CountDownLatch encodeGate; // when set, each snapshot's encoding waits for it
+  volatile boolean encoding; // from a snapshot's capture until its encoding returns
+  volatile String encodedOn; // the thread of the last encoding
+  volatile Runnable onCapture; // run once, on the event loop, by the next snapshot's capture
+  final List<String> callsWhileEncoding = new CopyOnWriteArrayList<>();
 
   CountingTask(int partition, long epoch, long count) {
     this.partition = partition;
@@ -52,6 +60,7 @@ final class CountingTask implements PartitionTask {
 
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, TaskOutput out) {
+    noteIfEncoding("process");
     RuntimeException f = failOnProcess;
     if (f != null) {
       throw f;
@@ -63,22 +72,54 @@ final class CountingTask implements PartitionTask {
   }
 
   @Override
-  public void endOfBatch(TaskOutput out) {}
+  public void endOfBatch(TaskOutput out) {
+    noteIfEncoding("endOfBatch");
+  }
 
   @Override
   public void tick(PartitionActivity activity, TaskOutput out) {
+    noteIfEncoding("tick");
     ticks++;
     lastSilentMs = activity.silentMs();
   }
 
   @Override
-  public byte[] snapshot() {
+  public CapturedState snapshot() {
     checkpointCalls.add("snapshot");
-    return ByteBuffer.allocate(8).putLong(count).array();
+    noteIfEncoding("snapshot");
+    Runnable hook = onCapture;
+    if (hook != null) {
+      onCapture = null;
+      hook.run();
+    }
+    long captured = count;
+    encoding = true;
+    return () -> {
+      try {
+        CountDownLatch gate = encodeGate;
+        if (gate != null && !gate.await(30, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the test never opened the encode gate");
+        }
+        encodedOn = Thread.currentThread().getName();
+        return ByteBuffer.allocate(8).putLong(captured).array();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } finally {
+        encoding = false;
+      }
+    };
+  }
+
+  private void noteIfEncoding(String call) {
+    if (encoding) {
+      callsWhileEncoding.add(call);
+    }
   }
 
   @Override
   public void checkpointed(TaskOutput out) {
+    noteIfEncoding("checkpointed");
     checkpointCalls.add("checkpointed");
   }
 

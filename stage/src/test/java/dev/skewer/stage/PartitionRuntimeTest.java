@@ -528,6 +528,77 @@ class PartitionRuntimeTest {
   }
 
   @Test
+  void shouldEncodeASnapshotOffTheEventLoopWhileThePartitionsRecordsWait() throws Exception {
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      encodesOffTheEventLoop(h);
+    }
+  }
+
+  @Test
+  void shouldEncodeASnapshotOffTheEventLoopWithExactlyOnce() throws Exception {
+    try (RuntimeHarness h = RuntimeHarness.exactlyOnce(true)) {
+      encodesOffTheEventLoop(h);
+    }
+  }
+
+  /**
+   * While partition 0's snapshot is encoded (held on a gate), the event loop goes on with partition
+   * 1 (records and ticks) and calls nothing of task 0; partition 0's records fetched meanwhile wait
+   * and are processed in order afterwards; the checkpoint holds the state of its own offset.
+   */
+  private static void encodesOffTheEventLoop(RuntimeHarness h) throws Exception {
+    CountDownLatch gate = new CountDownLatch(1);
+    h.start(
+        RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000),
+        (p, epoch, cp) -> {
+          CountingTask t = CountingTask.restore(p, epoch, cp);
+          if (p == 0) {
+            t.encodeGate = gate;
+          }
+          return t;
+        });
+    h.assign(0, 1);
+    await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0, 1)));
+    h.append(0, 5);
+    h.append(1, 5);
+    CountingTask zero = h.task(0).orElseThrow();
+    CountingTask one = h.task(1).orElseThrow();
+    await().until(() -> zero.count == 5 && one.count == 5);
+
+    // given partition 0's snapshot captured at offset 5 and its encoding held, with 3 more of its
+    // records fetched by the consumer as the capture ran (before the partition could be held)
+    zero.onCapture =
+        () -> {
+          h.append(0, 3);
+          await().until(() -> h.consumer.describe(IN_0).contains("position 8"));
+        };
+    h.runtime.checkpointNow();
+    await().until(() -> zero.encoding);
+    int zeroTicks = zero.ticks;
+    int oneTicks = one.ticks;
+
+    // when more records come for partition 1
+    h.append(1, 3);
+
+    // then partition 1 goes on (records and ticks) while partition 0's records wait
+    await().until(() -> one.count == 8 && one.ticks > oneTicks + 2);
+    assertThat(zero.count).isEqualTo(5);
+    assertThat(zero.ticks).isEqualTo(zeroTicks);
+    assertThat(zero.encoding).isTrue();
+
+    // and once the encoding is done they are processed, in order, and the checkpoint is stored
+    gate.countDown();
+    await().until(() -> zero.count == 8);
+    assertThat(zero.callsWhileEncoding).isEmpty();
+    assertThat(zero.encodedOn).doesNotContain("eventloop");
+    assertThat(keys(h.sent(CountingTask.OUT)).stream().filter(k -> k.startsWith("0/")))
+        .containsExactly("0/0/1", "0/1/1", "0/2/1", "0/3/1", "0/4/1", "0/5/1", "0/6/1", "0/7/1");
+    await().until(() -> h.checkpoint(0).map(cp -> cp.nextOffset() == 5).orElse(false));
+    assertThat(CountingTask.countIn(h.checkpoint(0).orElseThrow())).isEqualTo(5);
+    await().until(() -> zero.ticks > zeroTicks);
+  }
+
+  @Test
   void shouldTakeNoNewBatchWhileTooManyRecordsAwaitAcknowledgement() throws Exception {
     try (RuntimeHarness h = new RuntimeHarness(false)) {
       h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 3));

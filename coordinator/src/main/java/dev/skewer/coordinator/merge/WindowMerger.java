@@ -1,5 +1,6 @@
 package dev.skewer.coordinator.merge;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.checkpoint.StateOutput;
 import dev.skewer.core.job.WindowSpec;
@@ -241,8 +242,19 @@ public final class WindowMerger {
    * still restored.
    */
   public byte[] snapshot() {
+    return capture().encode();
+  }
+
+  /**
+   * The state for {@link #snapshot()}, captured now and encoded by the result — on another thread
+   * if need be, as long as no partial is merged and nothing advanced until it has encoded: the
+   * watermarks, shape and counters are encoded now (their changes meanwhile, such as {@link
+   * #resizeSources}, are the next snapshot's), the held partials when it encodes.
+   */
+  public CapturedState capture() {
     StateOutput bytes = new StateOutput();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
+    DataOutputStream out = new DataOutputStream(bytes);
+    try {
       out.writeByte(SNAPSHOT_VERSION);
       watermarks.writeTo(out);
       if (shape instanceof WindowShape.Hopping h) {
@@ -262,13 +274,20 @@ public final class WindowMerger {
       out.writeLong(latePartials);
       out.writeLong(mismatchedPartials);
       out.writeLong(lostMessages);
-      if (engine != null) {
-        engine.writeTo(out);
-      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // in-memory stream: cannot happen
     }
-    return bytes.toByteArray();
+    SliceMerge held = engine;
+    return () -> {
+      try (out) {
+        if (held != null) {
+          held.writeTo(out);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // in-memory stream: cannot happen
+      }
+      return bytes.toByteArray();
+    };
   }
 
   /**

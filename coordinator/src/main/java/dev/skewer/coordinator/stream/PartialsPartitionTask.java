@@ -2,6 +2,7 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.WindowMerger;
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.Watermark;
@@ -75,8 +76,8 @@ final class PartialsPartitionTask implements PartitionTask {
   }
 
   @Override
-  public byte[] snapshot() {
-    return merger.snapshot();
+  public CapturedState snapshot() {
+    return merger.capture();
   }
 
   /** The fencing epoch this owner holds the partition under. */

@@ -2,6 +2,7 @@ package dev.skewer.coordinator.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.sketches.Aggregate;
@@ -62,6 +63,22 @@ class WindowMergerTest {
     m.accept(new Watermark(1, 1, 20_000, false));
     assertThat(advance(m)).as("exactly once").isEmpty();
     assertThat(m.openWindows()).isZero();
+  }
+
+  @Test
+  void shouldEncodeACapturedStateAsOfItsCaptureWhenTheSourcesGrowMeanwhile() {
+    WindowMerger m = new WindowMerger(2, 0, SPEC);
+    m.accept(partial(0, 1, 1, "k", 1, 2));
+    m.accept(partial(1, 1, 1, "j", 3));
+    m.accept(new Watermark(0, 1, 4_000, false));
+    byte[] atCapture = m.snapshot();
+
+    CapturedState captured = m.capture();
+    m.resizeSources(4); // the events topic grew: a stage timer tells the merger meanwhile
+
+    assertThat(captured.encode()).isEqualTo(atCapture);
+    assertThat(m.snapshot()).isNotEqualTo(atCapture);
+    assertThat(WindowMerger.restore(atCapture, 2, 0, SPEC).snapshot()).isEqualTo(atCapture);
   }
 
   @Test

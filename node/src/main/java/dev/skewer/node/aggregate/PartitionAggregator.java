@@ -1,5 +1,6 @@
 package dev.skewer.node.aggregate;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.checkpoint.StateOutput;
 import dev.skewer.core.window.SessionSliceAssigner;
@@ -18,6 +19,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -506,17 +508,11 @@ public final class PartitionAggregator {
   }
 
   /**
-   * The state as {@link #snapshot()} would encode it after {@code
+   * The state as {@link #capture()} would capture it after {@code
    * adoptFrontier(globalWatermarkMs)}, without adopting it.
    */
-  public byte[] snapshotAdopting(long globalWatermarkMs) {
-    long before = frontierMs;
-    adoptFrontier(globalWatermarkMs);
-    try {
-      return snapshot();
-    } finally {
-      frontierMs = before;
-    }
+  public CapturedState captureAdopting(long globalWatermarkMs) {
+    return capture(Math.max(frontierMs, globalWatermarkMs));
   }
 
   /** The current watermark as a wire message (not yet numbered). */
@@ -589,37 +585,61 @@ public final class PartitionAggregator {
    * still restored.
    */
   public byte[] snapshot() {
-    StateOutput bytes = new StateOutput();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(SNAPSHOT_VERSION);
-      out.writeInt(partition);
-      out.writeLong(maxEventTimeMs);
-      out.writeLong(watermarkMs);
-      out.writeLong(frontierMs);
-      out.writeLong(closeThroughMs);
-      out.writeInt(open.size());
-      for (SliceState s : open.values()) {
-        out.writeLong(s.startMs);
-        out.writeLong(s.endMs);
-        out.writeInt(s.keys.size());
-        for (Map.Entry<String, KeySlice> e : s.keys.entrySet()) {
-          byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
-          out.writeInt(key.length);
-          out.write(key);
-          KeySlice ks = e.getValue();
-          out.writeByte(1 + (ks.tails == null ? 0 : ks.tails.size()));
-          writePart(out, ks);
-          if (ks.tails != null) {
-            for (Part tail : ks.tails.values()) {
-              writePart(out, tail);
-            }
-          }
+    return capture().encode();
+  }
+
+  /**
+   * The state for {@link #snapshot()}, captured now and encoded by the result — on another thread
+   * if need be, as long as nothing is folded in, emitted or closed until it has encoded: the
+   * watermarks are copied, the open slices are read when it encodes.
+   */
+  public CapturedState capture() {
+    return capture(frontierMs);
+  }
+
+  private CapturedState capture(long frontier) {
+    int partition = this.partition;
+    long maxEventTime = maxEventTimeMs;
+    long watermark = watermarkMs;
+    long closeThrough = closeThroughMs;
+    Collection<SliceState> slices = open.values();
+    return () -> {
+      StateOutput bytes = new StateOutput();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeByte(SNAPSHOT_VERSION);
+        out.writeInt(partition);
+        out.writeLong(maxEventTime);
+        out.writeLong(watermark);
+        out.writeLong(frontier);
+        out.writeLong(closeThrough);
+        out.writeInt(slices.size());
+        for (SliceState s : slices) {
+          writeSlice(out, s);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // in-memory stream: cannot happen
+      }
+      return bytes.toByteArray();
+    };
+  }
+
+  private static void writeSlice(DataOutputStream out, SliceState s) throws IOException {
+    out.writeLong(s.startMs);
+    out.writeLong(s.endMs);
+    out.writeInt(s.keys.size());
+    for (Map.Entry<String, KeySlice> e : s.keys.entrySet()) {
+      byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+      out.writeInt(key.length);
+      out.write(key);
+      KeySlice ks = e.getValue();
+      out.writeByte(1 + (ks.tails == null ? 0 : ks.tails.size()));
+      writePart(out, ks);
+      if (ks.tails != null) {
+        for (Part tail : ks.tails.values()) {
+          writePart(out, tail);
         }
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // in-memory stream: cannot happen
     }
-    return bytes.toByteArray();
   }
 
   private static void writePart(DataOutputStream out, Part part) throws IOException {

@@ -1,5 +1,6 @@
 package dev.skewer.node.ingest;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.Watermark;
@@ -209,13 +210,13 @@ final class SourcePartitionTask implements PartitionTask {
    * coordinators' back, and a replay, which always has records waiting, is never idle.)
    */
   @Override
-  public byte[] snapshot() {
+  public CapturedState snapshot() {
     long frontier = shared.frontierMs();
     if (idle && frontier > aggregator.frontierMs()) {
       adopting = frontier;
-      return aggregator.snapshotAdopting(frontier);
+      return aggregator.captureAdopting(frontier);
     }
-    return aggregator.snapshot();
+    return aggregator.capture();
   }
 
   /** The checkpoint is stored: adopt the frontier it holds, then fold in what waited. */

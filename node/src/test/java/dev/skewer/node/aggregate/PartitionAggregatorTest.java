@@ -2,6 +2,7 @@ package dev.skewer.node.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.checkpoint.CheckpointFormatException;
 import dev.skewer.core.job.TumblingWindow;
 import dev.skewer.core.window.SliceAssigner;
@@ -282,6 +283,23 @@ class PartitionAggregatorTest {
       current.emit(p -> actual.add(describe(p)));
       assertThat(sorted(actual)).as("seed %d", seed).isEqualTo(sorted(expected));
     }
+  }
+
+  @Test
+  void shouldEncodeACapturedStateAsOfItsCaptureWhateverTheFrontierDoesMeanwhile() {
+    PartitionAggregator a = aggregator(0, 0);
+    update(a, "k", 1_000, 1);
+    update(a, "j", 12_000, 2);
+    byte[] atCapture = a.snapshot();
+    byte[] adopting = a.captureAdopting(50_000).encode();
+
+    CapturedState captured = a.capture();
+    a.adoptFrontier(40_000); // a stage timer may move the frontier while the state is encoded
+
+    assertThat(captured.encode()).isEqualTo(atCapture);
+    assertThat(a.frontierMs()).isEqualTo(40_000);
+    PartitionAggregator restored = PartitionAggregator.restore(adopting, 2, WINDOWS, 0, 0, SPEC);
+    assertThat(restored.frontierMs()).isEqualTo(50_000);
   }
 
   @Test

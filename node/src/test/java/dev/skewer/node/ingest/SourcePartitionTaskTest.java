@@ -74,7 +74,7 @@ class SourcePartitionTaskTest {
     SourcePartitionTask task = idlePartition();
     sent.clear();
 
-    byte[] state = task.snapshot();
+    byte[] state = task.snapshot().encode();
     task.process(event(1, 150_000), sent::add); // the partition wakes while the checkpoint is saved
     task.endOfBatch(sent::add);
     task.tick(new PartitionActivity(NOW_MS, 0), sent::add);
