@@ -67,18 +67,19 @@ class WindowMergerTest {
 
   @Test
   void shouldEncodeACapturedStateAsOfItsCaptureWhenTheSourcesGrowMeanwhile() {
-    WindowMerger m = new WindowMerger(2, 0, SPEC);
-    m.accept(partial(0, 1, 1, "k", 1, 2));
-    m.accept(partial(1, 1, 1, "j", 3));
-    m.accept(new Watermark(0, 1, 4_000, false));
+    WindowMerger m = new WindowMerger(3, 0, SPEC);
+    for (int source = 0; source < 3; source++) {
+      m.accept(partial(source, 1, 1, "k" + source, source + 1));
+    }
+    m.accept(new Watermark(2, 1, 4_000, false));
     byte[] atCapture = m.snapshot();
 
     CapturedState captured = m.capture();
-    m.resizeSources(4); // the events topic grew: a stage timer tells the merger meanwhile
+    m.resizeSources(5); // the events topic grew: a stage timer tells the merger meanwhile
 
     assertThat(captured.encode()).isEqualTo(atCapture);
     assertThat(m.snapshot()).isNotEqualTo(atCapture);
-    assertThat(WindowMerger.restore(atCapture, 2, 0, SPEC).snapshot()).isEqualTo(atCapture);
+    assertThat(WindowMerger.restore(atCapture, 3, 0, SPEC).snapshot()).isEqualTo(atCapture);
   }
 
   @Test

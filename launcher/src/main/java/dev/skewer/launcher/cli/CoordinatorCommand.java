@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -102,8 +103,11 @@ public final class CoordinatorCommand implements Callable<Integer> {
             common.checkpointInterval(),
             hotKeys(),
             common.provision());
+    // missing topics are created while the Hazelcast member starts and joins; without
+    // provisioning their check comes first, so that a missing topic fails before anything starts
+    CompletableFuture<Void> topics;
     if (common.provision()) {
-      Processes.provision(kafka, job);
+      topics = Processes.inBackground("topics", () -> Processes.provision(kafka, job));
     } else {
       List<String> needed =
           new ArrayList<>(
@@ -115,10 +119,12 @@ public final class CoordinatorCommand implements Callable<Integer> {
         needed.add(settings.hotKeys().topic());
       }
       Processes.requireTopics(kafka, needed);
+      topics = CompletableFuture.completedFuture(null);
     }
     HazelcastInstance hz = Processes.member(cluster, id, Role.COORDINATOR.roleName(), job);
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.COORDINATOR.roleName(), job);
+    Processes.await(topics, eviction, Processes.stopping(hz));
     CheckpointStore checkpoints =
         Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision(), chunkBytes);
     long runtimeStartNs = System.nanoTime();

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -38,8 +39,11 @@ public final class NodeCommand implements Callable<Integer> {
     int httpPort = common.httpPort(Role.NODE);
     String checkpointTopic = common.checkpointTopic(job);
     int chunkBytes = common.checkpointChunkBytes();
+    // missing topics are created while the Hazelcast member starts and joins; without
+    // provisioning their check comes first, so that a missing topic fails before anything starts
+    CompletableFuture<Void> topics;
     if (common.provision()) {
-      Processes.provision(kafka, job);
+      topics = Processes.inBackground("topics", () -> Processes.provision(kafka, job));
     } else {
       List<String> needed =
           new ArrayList<>(
@@ -52,6 +56,7 @@ public final class NodeCommand implements Callable<Integer> {
         needed.add(checkpointTopic);
       }
       Processes.requireTopics(kafka, needed);
+      topics = CompletableFuture.completedFuture(null);
     }
     NodeSettings settings =
         new NodeSettings(
@@ -68,6 +73,7 @@ public final class NodeCommand implements Callable<Integer> {
     HazelcastInstance hz = Processes.member(cluster, id, Role.NODE.roleName(), job);
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.NODE.roleName(), job);
+    Processes.await(topics, eviction, Processes.stopping(hz));
     CheckpointStore checkpoints =
         Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision(), chunkBytes);
     long runtimeStartNs = System.nanoTime();

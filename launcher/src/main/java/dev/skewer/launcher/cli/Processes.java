@@ -14,7 +14,9 @@ import dev.skewer.core.kafka.TopicProvisioner;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +53,67 @@ public final class Processes {
       TopicProvisioner.requireTopics(admin, topics, ADMIN_TIMEOUT, "needed by this process");
     }
     logStep("topics checked", startNs);
+  }
+
+  /**
+   * Starts a start-up step on a thread of its own, so that it overlaps with the steps that do not
+   * depend on it (the job's topics while the Hazelcast member joins its cluster); {@link #await} it
+   * before the first step that does.
+   */
+  public static CompletableFuture<Void> inBackground(String step, Runnable work) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                work.run();
+                done.complete(null);
+              } catch (Throwable e) {
+                done.completeExceptionally(e);
+              }
+            },
+            "skewer-start-up-" + step);
+    thread.setDaemon(true);
+    thread.start();
+    return done;
+  }
+
+  /**
+   * Waits for a step started {@link #inBackground}. When it failed, what was started meanwhile is
+   * closed (quietly, in order) and its failure thrown as it was thrown there.
+   */
+  public static void await(CompletableFuture<Void> step, AutoCloseable... startedMeanwhile)
+      throws Exception {
+    try {
+      step.get();
+    } catch (ExecutionException e) {
+      for (AutoCloseable started : startedMeanwhile) {
+        closeQuietly(started);
+      }
+      if (e.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw e;
+    }
+  }
+
+  /** Shuts the member down when closed; null without one. */
+  public static AutoCloseable stopping(HazelcastInstance hz) {
+    return hz == null ? null : hz::shutdown;
+  }
+
+  private static void closeQuietly(AutoCloseable resource) {
+    if (resource == null) {
+      return;
+    }
+    try {
+      resource.close();
+    } catch (Exception e) {
+      LOG.debug("closing {} after a failed start-up step failed", resource, e);
+    }
   }
 
   /** Starts this process's Hazelcast member, or returns null without one. */
