@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TopicProvisioner {
 
+  private static final long DESCRIBE_RETRY_MS = 50;
   private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
 
   private TopicProvisioner() {}
@@ -165,6 +166,62 @@ public final class TopicProvisioner {
         }
       }
     }
+    awaitDescribed(admin, missing.stream().map(NewTopic::name).toList(), timeoutMs);
+  }
+
+  /**
+   * Waits, at most about {@code timeoutMs}, until the broker describes the topics just created: its
+   * metadata follows the controller's a little later, and what runs next (a stage's partition
+   * count, a listing) must find them.
+   *
+   * @throws KafkaException when one is still unknown after the timeout
+   */
+  private static void awaitDescribed(Admin admin, List<String> created, int timeoutMs) {
+    long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    List<String> pending = created;
+    while (!pending.isEmpty()) {
+      List<String> unknown = unknownTopics(admin, pending, timeoutMs);
+      if (!unknown.isEmpty() && System.nanoTime() > deadlineNs) {
+        throw new KafkaException(
+            "topics "
+                + unknown
+                + " were created, but the broker still does not know them after "
+                + timeoutMs
+                + " ms");
+      }
+      pending = unknown;
+      try {
+        TimeUnit.MILLISECONDS.sleep(pending.isEmpty() ? 0 : DESCRIBE_RETRY_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KafkaException("interrupted waiting for the created topics " + pending, e);
+      }
+    }
+  }
+
+  /**
+   * The topics of {@code names} the broker does not know, in order.
+   *
+   * @throws KafkaException when describing fails otherwise
+   */
+  private static List<String> unknownTopics(Admin admin, List<String> names, int timeoutMs) {
+    Map<String, KafkaFuture<TopicDescription>> described =
+        admin
+            .describeTopics(names, new DescribeTopicsOptions().timeoutMs(timeoutMs))
+            .topicNameValues();
+    List<String> unknown = new ArrayList<>();
+    for (String topic : names) {
+      try {
+        await(described.get(topic), timeoutMs);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+          unknown.add(topic);
+        } else {
+          throw failure("describing topic " + topic, e.getCause());
+        }
+      }
+    }
+    return unknown;
   }
 
   /**
@@ -177,23 +234,8 @@ public final class TopicProvisioner {
   public static void requireTopics(
       Admin admin, Collection<String> topics, Duration timeout, String what) {
     int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
-    Map<String, KafkaFuture<TopicDescription>> described =
-        admin
-            .describeTopics(
-                new LinkedHashSet<>(topics), new DescribeTopicsOptions().timeoutMs(timeoutMs))
-            .topicNameValues();
-    List<String> missing = new ArrayList<>();
-    for (String topic : new LinkedHashSet<>(topics)) {
-      try {
-        await(described.get(topic), timeoutMs);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-          missing.add(topic);
-        } else {
-          throw failure("describing topic " + topic, e.getCause());
-        }
-      }
-    }
+    List<String> missing =
+        unknownTopics(admin, List.copyOf(new LinkedHashSet<>(topics)), timeoutMs);
     if (!missing.isEmpty()) {
       throw new MissingTopicException(missing, what);
     }

@@ -34,6 +34,15 @@ final class FakeAdmin {
   /** Topics that "another process" creates between our describe and our create. */
   final List<String> raceCreated = new ArrayList<>();
 
+  /**
+   * How many more times a topic created here is described as unknown (the broker's metadata follows
+   * the controller's a little later).
+   */
+  int describedUnknownAfterCreate;
+
+  final Map<String, Integer> unknownFor = new LinkedHashMap<>();
+  int describeRequests;
+
   Admin admin() {
     return (Admin)
         Proxy.newProxyInstance(
@@ -61,6 +70,7 @@ final class FakeAdmin {
         names instanceof TopicCollection.TopicNameCollection
             ? ((TopicCollection.TopicNameCollection) names).topicNames()
             : (Collection<String>) names;
+    describeRequests++;
     Map<String, KafkaFuture<TopicDescription>> futures =
         topicNames.stream()
             .collect(
@@ -68,6 +78,11 @@ final class FakeAdmin {
                     Function.identity(),
                     n -> {
                       Integer p = partitions.get(n);
+                      int lag = unknownFor.getOrDefault(n, 0);
+                      if (lag > 0) {
+                        unknownFor.put(n, lag - 1);
+                        p = null;
+                      }
                       if (p == null) {
                         return failed(new UnknownTopicOrPartitionException("no topic " + n));
                       }
@@ -86,10 +101,12 @@ final class FakeAdmin {
     for (NewTopic t : topics) {
       createRequests.add(t.name());
       if (raceCreated.contains(t.name()) || partitions.containsKey(t.name())) {
+        partitions.putIfAbsent(t.name(), t.numPartitions()); // the other process's
         futures.put(t.name(), failed(new TopicExistsException(t.name())));
       } else {
         partitions.put(t.name(), t.numPartitions());
         configs.put(t.name(), t.configs());
+        unknownFor.put(t.name(), describedUnknownAfterCreate);
         futures.put(t.name(), KafkaFuture.completedFuture(null));
       }
     }

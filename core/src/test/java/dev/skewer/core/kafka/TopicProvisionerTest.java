@@ -62,6 +62,28 @@ class TopicProvisionerTest {
   }
 
   @Test
+  void shouldReturnOnlyOnceTheBrokerDescribesTheTopicsItCreated() {
+    broker.describedUnknownAfterCreate = 3; // its metadata lags the controller's
+
+    TopicProvisioner.ensureTopics(broker.admin(), TopicsSpec.defaults("j"), TIMEOUT);
+
+    assertThat(broker.unknownFor.values()).containsOnly(0);
+    assertThat(broker.describeRequests).isEqualTo(1 + 4); // the first look, then until known
+  }
+
+  @Test
+  void shouldFailNamingTheTopicsTheBrokerNeverDescribes() {
+    broker.describedUnknownAfterCreate = Integer.MAX_VALUE;
+
+    assertThatThrownBy(
+            () ->
+                TopicProvisioner.ensureTopics(
+                    broker.admin(), TopicsSpec.defaults("j"), Duration.ofMillis(200)))
+        .hasMessageContaining("were created, but the broker still does not know them")
+        .hasMessageContaining("skewer.j.partials");
+  }
+
+  @Test
   void shouldApplyExtraConfigsToEveryCreatedTopic() {
     TopicProvisioner.ensureTopics(
         broker.admin(), TopicsSpec.defaults("j"), TIMEOUT, Map.of("retention.ms", "-1"));
