@@ -6,8 +6,10 @@
 #
 # Read-only root file system friendly: the process writes only to /tmp (mount an emptyDir there,
 # as the Helm chart does). The heap is a share of the container's memory limit
-# (MaxRAMPercentage), never a fixed -Xmx: set the limit, not the heap. JDK_JAVA_OPTIONS replaces
-# these JVM options as a whole (the chart sets it from its jvmOptions value).
+# (MaxRAMPercentage), never a fixed -Xmx: set the limit, not the heap. The collector is named
+# (ParallelGC) rather than left to the JVM, which picks G1 with 2+ CPUs and 1792 MB+ and Serial
+# below: G1 cost ~20 % more CPU per event (docs/benchmarks.md, "The collector"). JDK_JAVA_OPTIONS
+# replaces these JVM options as a whole (the chart sets it from its jvmOptions value).
 FROM eclipse-temurin:17-jre
 
 ARG SKEWER_JAR=launcher/target/skewer.jar
@@ -18,7 +20,7 @@ RUN groupadd --system --gid 10001 skewer \
 
 COPY ${SKEWER_JAR} /opt/skewer/skewer.jar
 
-ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -Dvertx.cacheDirBase=/tmp/vertx-cache"
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -Dvertx.cacheDirBase=/tmp/vertx-cache"
 
 WORKDIR /opt/skewer
 USER 10001:10001

@@ -48,6 +48,11 @@ class ImagePackagingTest {
     }
     String jvm = DOCKERFILE.env().get("JDK_JAVA_OPTIONS");
     assertThat(jvm).contains("-XX:MaxRAMPercentage=").contains("-Djava.io.tmpdir=/tmp");
+    // the collector is named, not left to the JVM's choice by container size (G1 above 1792 MB
+    // and 2 CPUs costs ~20 % more CPU per event: docs/benchmarks.md, "The collector")
+    assertThat(jvm.split(" "))
+        .containsOnlyOnce("-XX:+UseParallelGC")
+        .noneMatch(o -> o.matches("-XX:\\+Use(G1|Serial|Z|Shenandoah)GC"));
     // the chart sets the same options by default (its env replaces the image's)
     var container =
         RenderedChart.defaults()

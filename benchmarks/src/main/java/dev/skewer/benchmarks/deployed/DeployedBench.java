@@ -96,11 +96,10 @@ public final class DeployedBench implements Callable<Integer> {
 
   @Option(
       names = "--jvm-opts",
-      defaultValue = "-Xmx3g",
+      defaultValue = SkewerChild.DEFAULT_JVM_OPTS,
       description =
           "JVM flags of each Skewer process, space-separated; {name} becomes the process's name."
-              + " Default: '${DEFAULT-VALUE}'"
-              + " (otherwise the JVM's defaults: G1).")
+              + " Default: '${DEFAULT-VALUE}' (the image's and the chart's collector).")
   String jvmOpts;
 
   @Option(

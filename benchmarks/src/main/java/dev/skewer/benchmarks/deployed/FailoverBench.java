@@ -95,7 +95,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
 
   @Option(
       names = "--jvm-opts",
-      defaultValue = "-Xmx3g",
+      defaultValue = SkewerChild.DEFAULT_JVM_OPTS,
       description =
           "JVM flags of each Skewer process, space-separated; {name} becomes the process's name."
               + " Default: '${DEFAULT-VALUE}'.")

@@ -26,6 +26,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class SkewerChild {
 
+  /**
+   * The JVM flags of a Skewer process unless a bench's {@code --jvm-opts} says otherwise: a fixed
+   * heap (the benches run on a bare machine, not under a container limit) and the collector the
+   * image and the chart name ({@code -XX:+UseParallelGC}, docs/deploy.md).
+   */
+  static final String DEFAULT_JVM_OPTS = "-Xmx3g -XX:+UseParallelGC";
+
   private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 

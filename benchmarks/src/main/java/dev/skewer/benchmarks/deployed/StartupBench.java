@@ -55,7 +55,7 @@ public final class StartupBench implements Callable<Integer> {
 
   @Option(
       names = "--jvm-opts",
-      defaultValue = "-Xmx3g",
+      defaultValue = SkewerChild.DEFAULT_JVM_OPTS,
       description =
           "JVM flags of each process, space-separated; {name} becomes the process's name."
               + " Default: '${DEFAULT-VALUE}'.")
