@@ -178,24 +178,23 @@ public final class TopicProvisioner {
    */
   private static void awaitDescribed(Admin admin, List<String> created, int timeoutMs) {
     long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    List<String> pending = created;
+    List<String> pending = unknownTopics(admin, created, timeoutMs);
     while (!pending.isEmpty()) {
-      List<String> unknown = unknownTopics(admin, pending, timeoutMs);
-      if (!unknown.isEmpty() && System.nanoTime() > deadlineNs) {
+      if (System.nanoTime() > deadlineNs) {
         throw new KafkaException(
             "topics "
-                + unknown
+                + pending
                 + " were created, but the broker still does not know them after "
                 + timeoutMs
                 + " ms");
       }
-      pending = unknown;
       try {
-        TimeUnit.MILLISECONDS.sleep(pending.isEmpty() ? 0 : DESCRIBE_RETRY_MS);
+        TimeUnit.MILLISECONDS.sleep(DESCRIBE_RETRY_MS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new KafkaException("interrupted waiting for the created topics " + pending, e);
       }
+      pending = unknownTopics(admin, pending, timeoutMs);
     }
   }
 
