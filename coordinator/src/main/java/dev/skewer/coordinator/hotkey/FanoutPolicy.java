@@ -258,6 +258,21 @@ public final class FanoutPolicy {
     return table;
   }
 
+  /**
+   * Whether {@code key}, measured at {@code eventsPerSecond} (by one source partition: at most its
+   * whole rate), would get a larger fanout than it has at the target of the last {@link #decide}
+   * (the floor before the first): a decision is due now rather than at the next round. Reads only.
+   */
+  public boolean wouldRaise(String key, double eventsPerSecond) {
+    double target = Math.max(config.minTargetRate(), lastTargetRate);
+    if (!(eventsPerSecond > target)) {
+      return false;
+    }
+    int desired = (int) Math.min(partitions, Math.ceil(eventsPerSecond / target));
+    Decision d = hot.get(key);
+    return desired > (d == null ? 1 : d.fanout);
+  }
+
   private double rate(String key, Map<String, Double> nodeRates) {
     double exact = 0;
     if (sealed != null) {

@@ -93,7 +93,8 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
                         publisher,
                         hazelcast,
                         JobNames.of(job).hotKeyReportsMap(),
-                        job.topics().partialsPartitions());
+                        job.topics().partialsPartitions(),
+                        this::hotKeyScope);
               }
               PartitionRuntime<PartialsPartitionTask> runtime =
                   new PartitionRuntime<>(
@@ -125,7 +126,8 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
         .onSuccess(
             v -> {
               if (hotKeys != null) {
-                every(HOT_KEY_INTERVAL_MS, this::hotKeyTick);
+                hotKeys.listen();
+                every(HOT_KEY_INTERVAL_MS, hotKeys::tick);
               }
               every(METADATA_REFRESH_MS, this::refreshSources);
               every(GAUGE_INTERVAL_MS, this::updateGauges);
@@ -226,14 +228,14 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   }
 
   /**
-   * Once a second: a hot-key decision round ({@link HotKeyDecisions}) for the partitions owned, at
-   * their smallest global watermark.
+   * What a hot-key decision round covers: the partitions owned, at their smallest global watermark.
    */
-  private void hotKeyTick() {
+  private HotKeyDecisions.Scope hotKeyScope() {
     long[] minGlobal = {Long.MAX_VALUE};
     forEachTask(
         (q, task) -> minGlobal[0] = Math.min(minGlobal[0], task.merger().globalWatermarkMs()));
-    hotKeys.tick(ownedPartitions(), minGlobal[0] == Long.MAX_VALUE ? Long.MIN_VALUE : minGlobal[0]);
+    return new HotKeyDecisions.Scope(
+        ownedPartitions(), minGlobal[0] == Long.MAX_VALUE ? Long.MIN_VALUE : minGlobal[0]);
   }
 
   private void updateStageStatus() {
@@ -262,7 +264,10 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   protected Future<?> stopped() {
     return vertx.executeBlocking(
         () -> {
-          if (publisher != null) {
+          HotKeyDecisions h = hotKeys;
+          if (h != null) {
+            h.close(); // its listener, and the publisher
+          } else if (publisher != null) {
             publisher.close();
           }
           return null;

@@ -48,6 +48,23 @@ class FanoutPolicyTest {
   }
 
   @Test
+  void shouldTellWhetherOneReportedRateWouldRaiseAKeysFanout() {
+    // before any decision: against the floor (100 ev/s)
+    assertThat(policy.wouldRaise("ad0", 100)).isFalse();
+    assertThat(policy.wouldRaise("ad0", 101)).isTrue();
+    // after one: against its target (5,000), and the fanout the key has
+    tick("ad0", 12_000); // fanout 3
+    assertThat(policy.wouldRaise("ad0", 15_000)).as("ceil(15,000 / 5,000) = 3").isFalse();
+    assertThat(policy.wouldRaise("ad0", 15_001)).isTrue();
+    assertThat(policy.wouldRaise("ad1", 5_000)).as("at the target").isFalse();
+    assertThat(policy.wouldRaise("ad1", 5_001)).isTrue();
+    assertThat(policy.wouldRaise("ad1", Double.NaN)).isFalse();
+    tick("ad0", 1_000_000); // fanout 8 = P
+    assertThat(policy.wouldRaise("ad0", 10_000_000)).as("bounded by P").isFalse();
+    assertThat(policy.table().fanout("ad0")).as("a question only").isEqualTo(8);
+  }
+
+  @Test
   void shouldBoundTheFanoutByThePartitionCount() {
     assertThat(tick("ad0", 1_000_000).fanout("ad0")).isEqualTo(8);
   }

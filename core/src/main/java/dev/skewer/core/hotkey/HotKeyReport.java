@@ -9,8 +9,9 @@ import java.util.Map;
 /**
  * What a node measured on one source partition, for the coordinators' fanout policy: the
  * partition's event rate and its candidate hot keys with their rates. Nodes publish one per owned
- * partition per second (the job's Hazelcast map {@code skewer.<job>.hotkeys.reports}, {@link
- * dev.skewer.core.job.JobNames#hotKeyReportsMap()}, expiring), coordinators read them.
+ * partition every 500 ms (the job's Hazelcast map {@code skewer.<job>.hotkeys.reports}, {@link
+ * dev.skewer.core.job.JobNames#hotKeyReportsMap()}, expiring), coordinators read them (and listen
+ * for them, to salt a new hot key without waiting for their next round).
  *
  * @param partition the source partition
  * @param atMs when it was measured (wall clock)

@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A node: the partition runtime over the events topic with one {@link SourcePartitionTask} per
  * owned partition, plus what only a node does — publishing each partition's event rate and
- * candidate hot keys to Hazelcast once a second, for the coordinators' fanout policy.
+ * candidate hot keys to Hazelcast twice a second, for the coordinators' fanout policy.
  */
 public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeVerticle.class);
-  private static final long REPORT_INTERVAL_MS = 1_000;
+  private static final long REPORT_INTERVAL_MS = 500;
   private static final long GAUGE_INTERVAL_MS = 1_000;
   private static final long FRONTIER_INTERVAL_MS = 500;
   private static final long LIMITS_INTERVAL_MS = 60_000;
