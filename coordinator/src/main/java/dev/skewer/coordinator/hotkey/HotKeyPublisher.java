@@ -9,6 +9,7 @@ import dev.skewer.core.kafka.MissingTopicException;
 import dev.skewer.core.kafka.TopicProvisioner;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,8 @@ public final class HotKeyPublisher implements AutoCloseable {
   private final String topic;
   private final HazelcastInstance hazelcast;
   private final String mapName;
+  private static final int LOGGED_KEYS = 5;
+
   private HotKeyTable published = HotKeyTable.EMPTY;
 
   /**
@@ -193,12 +196,41 @@ public final class HotKeyPublisher implements AutoCloseable {
     }
     published = table;
     LOG.info(
-        "published hot keys to topic=[{}]: {} upserted, {} removed, {} hot",
+        "published hot keys to topic=[{}]: {} upserted{}, {} removed, {} hot",
         topic,
         changes.upserted().size(),
+        busiest(changes.upserted()),
         changes.removed().size(),
         table.size());
     return changes;
+  }
+
+  /**
+   * Up to {@value #LOGGED_KEYS} of the keys with the largest fanouts, e.g. {@code " (ad0×8,
+   * ad3×4)"}.
+   */
+  private static String busiest(List<HotKey> upserted) {
+    if (upserted.isEmpty()) {
+      return "";
+    }
+    List<HotKey> sorted = new ArrayList<>(upserted);
+    sorted.sort(Comparator.comparingInt(HotKey::fanout).reversed().thenComparing(HotKey::key));
+    StringBuilder sb = new StringBuilder(" (");
+    for (int i = 0; i < Math.min(LOGGED_KEYS, sorted.size()); i++) {
+      sb.append(i == 0 ? "" : ", ")
+          .append(forLog(sorted.get(i).key()))
+          .append('×')
+          .append(sorted.get(i).fanout());
+    }
+    return sb.append(sorted.size() > LOGGED_KEYS ? ", ...)" : ")").toString();
+  }
+
+  /** A user's key as one short log token: at most 40 chars, control characters as '?'. */
+  private static String forLog(String key) {
+    String shown = key.length() > 40 ? key.substring(0, 40) + "..." : key;
+    StringBuilder sb = new StringBuilder(shown.length());
+    shown.codePoints().forEach(c -> sb.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+    return sb.toString();
   }
 
   /** The last table published successfully. */
