@@ -7,6 +7,12 @@ import org.junit.jupiter.api.Test;
 /** The failure-free run every failure scenario is measured against: 3 nodes, 2 coordinators. */
 class BaselineIT extends CrossProcessScenario {
 
+  /** The baseline ends its input by silence: end of input by idleness, across processes. */
+  @Override
+  protected boolean endsBySilence() {
+    return true;
+  }
+
   @Test
   void shouldMatchTheReferenceWithoutFailures() {
     // given

@@ -56,7 +56,8 @@ abstract class CrossProcessScenario {
 
   /**
    * Give up earlier when the results topic has not grown for this long after the load ended (the
-   * last windows close {@link ClusterUnderTest#SCENARIO_IDLE} after it).
+   * last windows close at once after the {@link EndOfInput} markers, or {@link
+   * ClusterUnderTest#SCENARIO_IDLE} after the load in a scenario that {@link #endsBySilence}).
    */
   static final Duration RESULTS_QUIET = ClusterUnderTest.SCENARIO_IDLE.plusSeconds(20);
 
@@ -140,6 +141,12 @@ abstract class CrossProcessScenario {
         .as("the workload must exercise revisions within lateness")
         .isTrue();
 
+    if (!endsBySilence()) {
+      EndOfInput.send(
+          cluster.bootstrap(),
+          cluster.job().topics().events(),
+          cluster.job().topics().eventsPartitions());
+    }
     ResultCheck.Report report = awaitResults(reference);
     SideOutput late = awaitSideOutput(cluster.job().topics().late(), reference.late());
     SideOutput dlq = awaitSideOutput(cluster.job().topics().dlq(), reference.dlq());
@@ -183,6 +190,16 @@ abstract class CrossProcessScenario {
     softly.assertAll();
   }
 
+  /**
+   * Whether the scenario's input ends by silence — its last windows closed by the job's {@code
+   * finalizeAfterIdle}, {@link ClusterUnderTest#SCENARIO_IDLE} after the load — rather than by the
+   * {@link EndOfInput} markers, which close them at once. False but in the baseline, which keeps
+   * end of input by idleness covered across processes.
+   */
+  protected boolean endsBySilence() {
+    return false;
+  }
+
   /** The (result key, revision) pairs that occur more than once among {@code results}. */
   static List<String> repeatedResults(List<ConsumerRecord<byte[], byte[]>> results) {
     if (results == null) {
@@ -217,7 +234,8 @@ abstract class CrossProcessScenario {
         .until(
             () -> {
               List<ConsumerRecord<byte[], byte[]>> results =
-                  TopicReader.readAll(cluster.bootstrap(), topic, Duration.ofSeconds(20));
+                  EndOfInput.withoutMarkers(
+                      TopicReader.readAll(cluster.bootstrap(), topic, Duration.ofSeconds(20)));
               last[0] = ResultCheck.check(reference, results, "key", "value", true);
               lastResults.set(results);
               if (results.size() != lastRecords[0]) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.crossprocess.EndOfInput;
 import dev.skewer.crossprocess.LoadRun;
 import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
@@ -158,6 +159,8 @@ class ChartClusterIT {
           assertThat(sent.sent()).isEqualTo(EVENTS);
           assertThat(sent.failed()).isZero();
         }
+        EndOfInput.send(
+            broker.bootstrapServers(), job.topics().events(), job.topics().eventsPartitions());
         assertThat(reference.late()).as("the workload exercises the late path").isNotEmpty();
         assertThat(reference.dlq()).as("the workload exercises the DLQ").isNotEmpty();
         Verdict verdict =

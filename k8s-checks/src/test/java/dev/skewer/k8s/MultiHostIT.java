@@ -7,6 +7,7 @@ import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.crossprocess.ChildLogging;
+import dev.skewer.crossprocess.EndOfInput;
 import dev.skewer.crossprocess.LoadRun;
 import dev.skewer.crossprocess.OrphanGuard;
 import dev.skewer.crossprocess.SkewerProcess;
@@ -205,6 +206,8 @@ class MultiHostIT {
         assertThat(sent.sent()).isEqualTo(EVENTS);
         assertThat(sent.failed()).isZero();
         assertThat(node1.isAlive()).as("node-1 survived the cut%s", node1.tail(20)).isTrue();
+        EndOfInput.send(
+            broker.bootstrapServers(), job.topics().events(), job.topics().eventsPartitions());
 
         // nothing lost, nothing doubled
         Verdict verdict =

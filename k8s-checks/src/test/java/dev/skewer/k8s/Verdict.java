@@ -3,6 +3,7 @@ package dev.skewer.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.skewer.crossprocess.EndOfInput;
 import dev.skewer.crossprocess.SideOutput;
 import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.launcher.verify.ResultRecord;
@@ -91,7 +92,8 @@ record Verdict(
   }
 
   /**
-   * Waits until the results are exact (or stopped changing), then compares the side outputs.
+   * Waits until the results are exact (or stopped changing), then compares the side outputs. The
+   * results of {@link EndOfInput}'s markers are left out.
    *
    * @param results, late, dlq the topics
    */
@@ -108,7 +110,8 @@ record Verdict(
         .until(
             () -> {
               List<ConsumerRecord<byte[], byte[]>> records =
-                  TopicReader.readAll(bootstrap, results, Duration.ofSeconds(20));
+                  EndOfInput.withoutMarkers(
+                      TopicReader.readAll(bootstrap, results, Duration.ofSeconds(20)));
               last[0] = ResultCheck.check(reference, records, "key", "value", true);
               lastRecords.clear();
               lastRecords.addAll(records);
