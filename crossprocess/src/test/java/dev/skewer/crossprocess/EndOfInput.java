@@ -1,22 +1,19 @@
 package dev.skewer.crossprocess;
 
+import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.launcher.verify.ResultRecord;
 import dev.skewer.loadgen.workload.EventJson;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Ends a test's input the way a live stream moves on past it, instead of by silence: one event
@@ -40,20 +37,14 @@ public final class EndOfInput {
 
   /** Sends one marker to each of {@code topic}'s {@code partitions} and waits for the broker. */
   public static void send(String bootstrap, String topic, int partitions) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    config.put(ProducerConfig.ACKS_CONFIG, "all");
-    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    byte[] key = KEY.getBytes(StandardCharsets.UTF_8);
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(KafkaSettings.of(bootstrap).producerConfig())) {
       List<Future<RecordMetadata>> sends = new ArrayList<>();
       long now = System.currentTimeMillis();
       for (int p = 0; p < partitions; p++) {
         sends.add(
             producer.send(
-                new ProducerRecord<>(topic, p, key, EventJson.encode(KEY, "end", 0, now))));
+                new ProducerRecord<>(topic, p, KEY, EventJson.encode(KEY, "end", 0, now))));
       }
       producer.flush();
       for (Future<RecordMetadata> f : sends) {

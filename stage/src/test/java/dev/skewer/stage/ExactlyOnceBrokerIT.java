@@ -8,12 +8,10 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
-import dev.skewer.core.cluster.ClusterSettings;
-import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.kafka.KafkaSettings;
-import dev.skewer.core.net.FreePorts;
+import dev.skewer.testkit.cluster.LoneMember;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -78,12 +76,7 @@ class ExactlyOnceBrokerIT {
     kafka.createTopic(ALO_IN, 1, Map.of());
     kafka.createTopic(CountingTask.OUT, 1, Map.of());
     kafka.createTopic(CountingTask.ANNOUNCE, 1, Map.of());
-    int port = FreePorts.next();
-    hazelcast =
-        HazelcastMembers.start(
-            ClusterSettings.loopback("eos-it-" + port, port, List.of("127.0.0.1:" + port)),
-            "it",
-            "node");
+    hazelcast = LoneMember.start("eos-it", "it", "node");
     store =
         HazelcastCheckpointStore.create(
             hazelcast,

@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.skewer.core.cluster.ClusterSettings;
-import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyCodec;
 import dev.skewer.core.hotkey.HotKeyReport;
-import dev.skewer.core.net.FreePorts;
+import dev.skewer.testkit.cluster.LoneMember;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,13 +41,8 @@ class HotKeyDecisionsTest {
   private HotKeyDecisions decisions;
 
   @BeforeEach
-  void start() throws IOException {
-    int port = FreePorts.next();
-    hazelcast =
-        HazelcastMembers.start(
-            ClusterSettings.loopback("skewer-test-" + port, port, List.of("127.0.0.1:" + port)),
-            "coordinator-1",
-            "coordinator");
+  void start() {
+    hazelcast = LoneMember.start("skewer-test", "coordinator-1", "coordinator");
     vertx = Vertx.vertx();
     producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
   }

@@ -1,0 +1,2 @@
+/** Hazelcast members for tests. */
+package dev.skewer.testkit.cluster;
