@@ -15,6 +15,7 @@ import dev.skewer.stage.StageVerticle;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -206,12 +207,22 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
     forEachTask(
         (p, task) -> {
           Map<String, Double> candidates = new HashMap<>();
-          for (HotKeyCandidate c : task.detector().candidates(nowMs)) {
+          List<HotKeyCandidate> found = task.detector().candidates(nowMs);
+          for (HotKeyCandidate c : found) {
             candidates.put(c.key(), c.eventsPerSecond());
           }
-          reports.put(
-              Integer.toString(p),
-              new HotKeyReport(p, nowMs, task.detector().rate(nowMs), candidates).encode());
+          double rate = task.detector().rate(nowMs);
+          reports.put(Integer.toString(p), new HotKeyReport(p, nowMs, rate, candidates).encode());
+          if (LOG.isDebugEnabled() && !found.isEmpty()) {
+            LOG.debug(
+                "node={} hot-key report partition={} rate={}/s candidates={} top={} at {}/s",
+                settings.nodeId(),
+                p,
+                Math.round(rate),
+                found.size(),
+                found.get(0).key(),
+                Math.round(found.get(0).eventsPerSecond()));
+          }
         });
     if (reports.isEmpty()) {
       return;
@@ -219,14 +230,21 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
     offLoopOnce(
         "hot-key reports",
         () -> {
+          long startNs = System.nanoTime();
           IMap<String, byte[]> map =
               hazelcast.getMap(JobNames.of(settings.job()).hotKeyReportsMap());
           reports.forEach((k, v) -> map.set(k, v, 10, TimeUnit.SECONDS));
-          return null;
+          return (System.nanoTime() - startNs) / 1_000_000;
         },
         ar -> {
           if (ar.failed()) {
             LOG.debug("node={} hot-key report failed", settings.nodeId(), ar.cause());
+          } else {
+            LOG.debug(
+                "node={} hot-key reports of {} partition(s) written in {} ms",
+                settings.nodeId(),
+                reports.size(),
+                ar.result());
           }
         });
   }
