@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -181,8 +182,20 @@ public final class PartitionRuntime<T extends PartitionTask> {
   private record Clients(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer) {}
 
   private volatile int failingView;
+  private Runnable afterBatch = () -> {};
 
   // ---- batches
+
+  /**
+   * Runs {@code hook} on the event loop after each batch of records is processed. While a backlog
+   * keeps the event loop busy, the consumer hands it the next batch while it works on the last, so
+   * its task queue never empties and due timers wait (seconds, on a cold JVM at the start of a
+   * load): a job that must keep its rhythm then can run here. Set before {@link #start}; the hook
+   * must be cheap when it has nothing to do, and its exceptions are logged, not propagated.
+   */
+  public void afterEachBatch(Runnable hook) {
+    this.afterBatch = Objects.requireNonNull(hook, "hook");
+  }
 
   private void records(ConsumerRecords<byte[], byte[]> records, Map<Integer, Integer> generations) {
     if (stopping) {
@@ -198,6 +211,11 @@ public final class PartitionRuntime<T extends PartitionTask> {
     }
     sender.dispatch();
     grantWhenDrained();
+    try {
+      afterBatch.run();
+    } catch (RuntimeException e) {
+      LOG.warn("{}={}: the after-batch hook failed", settings.stage(), settings.instanceId(), e);
+    }
   }
 
   /** Takes the next batch once the producer has caught up (back-pressure). */

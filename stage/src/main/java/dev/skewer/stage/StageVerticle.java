@@ -53,6 +53,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
 
   private final List<Long> timers = new ArrayList<>();
   private final Set<String> inFlight = new HashSet<>();
+  private final List<PacedJob> pacedJobs = new ArrayList<>();
   private WorkerExecutor sideJobs; // periodic off-loop jobs: never on the runtime's workers
   private volatile PartitionRuntime<T> runtime;
 
@@ -120,6 +121,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /** Starts {@code r}; {@link #runtime()} is {@code r} from now on. */
   protected final Future<Void> startRuntime(PartitionRuntime<T> r) {
     runtime = r;
+    r.afterEachBatch(this::runOverdueJobs);
     return r.start();
   }
 
@@ -131,6 +133,54 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /** Runs {@code job} on the event loop every {@code periodMs} until the verticle stops. */
   protected final void every(long periodMs, Runnable job) {
     timers.add(vertx.setPeriodic(periodMs, t -> job.run()));
+  }
+
+  /**
+   * {@link #every}, and also between two batches of records once {@code periodMs} has passed since
+   * its last run: a job that must keep its rhythm while the event loop works through a backlog,
+   * when timers wait behind the batches (see {@link PartitionRuntime#afterEachBatch}).
+   */
+  protected final void everyEvenWhenBusy(long periodMs, Runnable job) {
+    PacedJob paced = new PacedJob(periodMs, job);
+    pacedJobs.add(paced);
+    every(
+        periodMs,
+        () -> {
+          // timers that waited behind batches fire together: run once for them
+          if (clock.millis() - paced.lastRunMs >= periodMs / 2) {
+            paced.run();
+          }
+        });
+  }
+
+  /** Between two batches: every {@link #everyEvenWhenBusy} job whose period has passed. */
+  void runOverdueJobs() {
+    if (pacedJobs.isEmpty()) {
+      return;
+    }
+    long nowMs = clock.millis();
+    for (PacedJob j : pacedJobs) {
+      if (nowMs - j.lastRunMs >= j.periodMs) {
+        j.run();
+      }
+    }
+  }
+
+  /** A periodic job and when it last ran (event loop only). */
+  private final class PacedJob {
+    final long periodMs;
+    final Runnable job;
+    long lastRunMs = Long.MIN_VALUE / 2;
+
+    PacedJob(long periodMs, Runnable job) {
+      this.periodMs = periodMs;
+      this.job = job;
+    }
+
+    void run() {
+      lastRunMs = clock.millis();
+      job.run();
+    }
   }
 
   /**

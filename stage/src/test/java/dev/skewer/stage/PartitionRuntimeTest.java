@@ -7,6 +7,7 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -445,6 +447,30 @@ class PartitionRuntimeTest {
       await().until(() -> h.runtime.ownedPartitions().isEmpty());
       await().until(() -> h.consumer.closed());
       assertThat(h.tasks.get(0).closed).isTrue();
+    }
+  }
+
+  @Test
+  void shouldRunTheAfterBatchHookOnTheEventLoopOnceEachBatchIsProcessed() throws Exception {
+    AtomicInteger counted = new AtomicInteger(-1);
+    AtomicBoolean offLoop = new AtomicBoolean();
+    try (RuntimeHarness h = new RuntimeHarness(true)) {
+      h.afterBatch =
+          () -> {
+            offLoop.compareAndSet(false, !Context.isOnEventLoopThread());
+            counted.set(h.task(0).map(t -> (int) t.count).orElse(-1));
+          };
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
+      h.assign(0);
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+
+      // when records come, in one batch and then another
+      h.append(0, 4);
+      // then the hook sees them processed, on the event loop
+      await().until(() -> counted.get() == 4);
+      h.append(0, 3);
+      await().until(() -> counted.get() == 7);
+      assertThat(offLoop).isFalse();
     }
   }
 

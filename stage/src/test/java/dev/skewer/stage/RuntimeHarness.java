@@ -37,6 +37,7 @@ final class RuntimeHarness implements AutoCloseable {
 
   final Vertx vertx = Vertx.vertx();
   final PacedMockConsumer consumer = new PacedMockConsumer();
+  Runnable afterBatch; // set before start: the runtime's after-batch hook
   final GatedProducer producer;
   final FakeTransactions transactions;
   final CheckpointStore store;
@@ -127,6 +128,9 @@ final class RuntimeHarness implements AutoCloseable {
                             store,
                             registry,
                             Clock.systemUTC());
+                    if (afterBatch != null) {
+                      runtime.afterEachBatch(afterBatch);
+                    }
                     return runtime.start();
                   }
 

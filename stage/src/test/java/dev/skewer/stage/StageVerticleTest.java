@@ -118,6 +118,48 @@ class StageVerticleTest {
     }
   }
 
+  /** A verticle with one job paced by the hour and one every 10 ms, both kept between batches. */
+  static final class PacedProbe extends StageVerticle<CountingTask> {
+    final AtomicInteger hourly = new AtomicInteger();
+    final AtomicInteger frequent = new AtomicInteger();
+
+    PacedProbe() {
+      super(
+          new StageServices(
+              new SimpleMeterRegistry(),
+              Clock.systemUTC(),
+              new InMemoryCheckpointStore(),
+              null,
+              Frontier.none()));
+    }
+
+    @Override
+    public Future<?> start() {
+      everyEvenWhenBusy(3_600_000, hourly::incrementAndGet);
+      everyEvenWhenBusy(10, frequent::incrementAndGet);
+      return Future.succeededFuture();
+    }
+  }
+
+  @Test
+  void shouldRunAPacedJobBetweenBatchesOnlyWhenItsPeriodHasPassed() throws Exception {
+    PacedProbe probe = new PacedProbe();
+    String id = vertx.deployVerticle(probe).await();
+    // its timer keeps it going as every() does
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.frequent.get() >= 3);
+    // between two batches: the hourly job, never run yet, is overdue; right after, it is not
+    CountDownLatch between = new CountDownLatch(1);
+    vertx.runOnContext(
+        v -> {
+          probe.runOverdueJobs();
+          probe.runOverdueJobs();
+          between.countDown();
+        });
+    assertThat(between.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(probe.hourly).hasValue(1);
+    vertx.undeploy(id).await();
+  }
+
   @Test
   void shouldCancelPeriodicJobsOnStopAndReportNotReadyWithoutARuntime() {
     Probe probe = new Probe();

@@ -112,7 +112,8 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
               every(FRONTIER_INTERVAL_MS, this::readFrontier);
               every(LIMITS_INTERVAL_MS, this::refreshSideLimits);
               if (hazelcast != null) {
-                every(REPORT_INTERVAL_MS, this::reportHotKeys);
+                // its rhythm matters most on the busiest node, whose timers wait behind batches
+                everyEvenWhenBusy(REPORT_INTERVAL_MS, this::reportHotKeys);
               }
             });
   }
