@@ -27,6 +27,16 @@ class StageVerticleTest {
     vertx.close().await();
   }
 
+  /** What a verticle without a runtime, Hazelcast or frontier needs. */
+  static StageServices services() {
+    return new StageServices(
+        new SimpleMeterRegistry(),
+        Clock.systemUTC(),
+        new InMemoryCheckpointStore(),
+        null,
+        Frontier.none());
+  }
+
   /** A verticle without a runtime: what it schedules and runs, counted. */
   static final class Probe extends StageVerticle<CountingTask> {
     final AtomicInteger ticks = new AtomicInteger();
@@ -35,13 +45,7 @@ class StageVerticleTest {
     final CountDownLatch release = new CountDownLatch(1);
 
     Probe() {
-      super(
-          new StageServices(
-              new SimpleMeterRegistry(),
-              Clock.systemUTC(),
-              new InMemoryCheckpointStore(),
-              null,
-              Frontier.none()));
+      super(services());
     }
 
     @Override
@@ -124,13 +128,7 @@ class StageVerticleTest {
     final AtomicInteger frequent = new AtomicInteger();
 
     PacedProbe() {
-      super(
-          new StageServices(
-              new SimpleMeterRegistry(),
-              Clock.systemUTC(),
-              new InMemoryCheckpointStore(),
-              null,
-              Frontier.none()));
+      super(services());
     }
 
     @Override
