@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -48,15 +50,18 @@ import org.slf4j.LoggerFactory;
  *       a new fencing epoch from the checkpoint store, above the one committed in the group, the
  *       last checkpoint loaded and handed to the {@link TaskFactory}; then the consumer seeks to
  *       the checkpoint's offset (without one, to the start or end) and the partition is released.
- *       If it is revoked meanwhile, the restored task is discarded. With {@code at_least_once}, a
- *       store behind the group's offset is bypassed (the checkpoint is read back from the
- *       checkpoint topic), and the new epoch is committed in the group as a claim before the
- *       partition is released: the group accepts it only from a member of its current generation.
- *       With {@code exactly_once}, before anything else the partition's transactional producer is
- *       created and initialised — which fences every earlier owner's producer at the broker and
- *       aborts its open transaction — and the checkpoint restored is the one named by the input
- *       offset committed in the group ({@link CommitPointer}): the store's copy when it is that
- *       one, else the record read back from the checkpoint topic.
+ *       If it is revoked meanwhile, the restored task is discarded; a revocation that comes while
+ *       the worker takes the epoch waits for it, so the partition's next owner, which can only take
+ *       it once the revocation is done, always takes a higher one (a revoked take-over whose worker
+ *       has not started takes none). With {@code at_least_once}, a store behind the group's offset
+ *       is bypassed (the checkpoint is read back from the checkpoint topic), and the new epoch is
+ *       committed in the group as a claim before the partition is released: the group accepts it
+ *       only from a member of its current generation. With {@code exactly_once}, before anything
+ *       else the partition's transactional producer is created and initialised — which fences every
+ *       earlier owner's producer at the broker and aborts its open transaction — and the checkpoint
+ *       restored is the one named by the input offset committed in the group ({@link
+ *       CommitPointer}): the store's copy when it is that one, else the record read back from the
+ *       checkpoint topic.
  *   <li><b>Checkpoints.</b> Periodically and before a partition is given up. The task's state is
  *       captured on the event loop and encoded on a worker, while the partition's records wait
  *       (nothing else of the task is called meanwhile). {@code at_least_once}: then — on the
@@ -153,6 +158,9 @@ final class PartitionOwnership<T extends PartitionTask> {
     final long takeOverStartMs = clock.millis();
     long slowReportedMs;
     TransactionalSender.Channel channel; // exactly_once: the partition's producer
+    Future<?> storeStep; // the worker step that takes the epoch, once started
+    volatile boolean released; // given up: a store step not yet started takes no epoch
+    private T closedTask;
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
 
     Owned(int partition) {
@@ -399,7 +407,8 @@ final class PartitionOwnership<T extends PartitionTask> {
     return loop.committed(o.partition)
         .compose(
             committed ->
-                vertx.executeBlocking(
+                storeStep(
+                    o,
                     () -> {
                       o.step = "taking an epoch and loading the checkpoint from the store";
                       CommitPointer pointer = CommitPointer.of(committed);
@@ -435,8 +444,28 @@ final class PartitionOwnership<T extends PartitionTask> {
                       }
                       return new Restored<>(
                           epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
-                    },
-                    false));
+                    }));
+  }
+
+  /**
+   * Runs a take-over's step that takes an epoch on a worker, unless the partition was released
+   * before the step started; {@link #release} waits for a step that did start.
+   */
+  private <R> Future<R> storeStep(Owned o, Callable<R> step) {
+    Future<R> f =
+        vertx.executeBlocking(
+            () -> {
+              if (o.released) {
+                throw new CancellationException(
+                    "partition "
+                        + o.partition
+                        + " was given up before its take-over took an epoch");
+              }
+              return step.call();
+            },
+            false);
+    o.storeStep = f;
+    return f;
   }
 
   /**
@@ -491,7 +520,7 @@ final class PartitionOwnership<T extends PartitionTask> {
             committed -> {
               CommitPointer pointer = CommitPointer.of(committed);
               o.step = "taking an epoch and loading the checkpoint from the store";
-              return storeAnswer(id, pointer)
+              return storeAnswer(o, id, pointer)
                   .compose(
                       answer ->
                           channel.run(
@@ -529,10 +558,9 @@ final class PartitionOwnership<T extends PartitionTask> {
    * earlier producer), and the store keeps no copy of this owner's checkpoints. Without such a
    * pointer the store is waited for.
    */
-  private Future<Optional<StoreAnswer>> storeAnswer(String id, CommitPointer pointer) {
+  private Future<Optional<StoreAnswer>> storeAnswer(Owned o, String id, CommitPointer pointer) {
     Future<Optional<StoreAnswer>> answer =
-        vertx.executeBlocking(
-            () -> Optional.of(new StoreAnswer(aboveFence(id, pointer), store.load(id))), false);
+        storeStep(o, () -> Optional.of(new StoreAnswer(aboveFence(id, pointer), store.load(id))));
     if (pointer == null || !pointer.namesCheckpoint() || !pointer.hasLog()) {
       return answer;
     }
@@ -1199,11 +1227,18 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   /** Ends ownership of a partition already removed from the map. */
   private Future<Void> release(Owned o, boolean checkpointFirst) {
+    o.released = true;
     if (o.state != State.ACTIVE) {
       if (o.task != null) {
         closeTask(o);
       }
-      return Future.succeededFuture();
+      Future<?> step = o.storeStep;
+      if (step == null || step.isComplete()) {
+        return Future.succeededFuture();
+      }
+      // its epoch is being taken: the next owner must take its own after it (the restore closes
+      // the task it made, as it is no longer current)
+      return step.<Void>mapEmpty().otherwiseEmpty();
     }
     Future<Outcome> previous =
         o.checkpointInFlight == null ? Future.succeededFuture() : o.checkpointInFlight;
@@ -1233,7 +1268,8 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   private void closeTask(Owned o) {
     o.state = State.RESTORING;
-    if (o.task != null) {
+    if (o.task != null && o.task != o.closedTask) {
+      o.closedTask = o.task; // a released take-over's restore may come here again
       try {
         o.task.close();
       } catch (RuntimeException e) {
