@@ -10,11 +10,10 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
+import dev.skewer.core.wire.PartialsPartition;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.aggregate.PartitionAggregator;
-import java.nio.charset.StandardCharsets;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Both stages without Kafka: one {@link PartitionAggregator} per source partition, one {@link
@@ -111,8 +110,7 @@ public final class EnginePipeline {
 
   private void route(Partial p) {
     PartialsMessage decoded = WireCodec.decode(WireCodec.encode(p));
-    byte[] keyBytes = p.key().getBytes(StandardCharsets.UTF_8);
-    int q = Utils.toPositive(Utils.murmur2(keyBytes)) % mergers.length;
+    int q = PartialsPartition.of(p.key(), mergers.length);
     mergers[q].accept((Partial) decoded);
     partialsRouted++;
   }

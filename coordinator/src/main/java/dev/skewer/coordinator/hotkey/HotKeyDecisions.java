@@ -6,15 +6,14 @@ import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.hotkey.HotKeyTable;
+import dev.skewer.core.wire.PartialsPartition;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -163,8 +162,7 @@ public final class HotKeyDecisions {
   }
 
   private int partialsPartition(String key) {
-    return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8)))
-        % partialsPartitions;
+    return PartialsPartition.of(key, partialsPartitions);
   }
 
   /** The hot keys decided, with their measured rates (thread-safe; for the HTTP API). */

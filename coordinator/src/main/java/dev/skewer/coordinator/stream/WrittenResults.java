@@ -2,6 +2,7 @@ package dev.skewer.coordinator.stream;
 
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.result.ResultFormatter;
+import dev.skewer.core.wire.PartialsPartition;
 import dev.skewer.stage.LandedRecords;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -9,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * The results a partials partition's previous owner wrote after its last checkpoint, so the new
@@ -82,8 +82,7 @@ final class WrittenResults {
           if (at < 0) {
             return;
           }
-          byte[] bare = resultKey.substring(0, at).getBytes(StandardCharsets.UTF_8);
-          if (Utils.toPositive(Utils.murmur2(bare)) % partialsPartitions != q) {
+          if (PartialsPartition.of(resultKey.substring(0, at), partialsPartitions) != q) {
             return;
           }
           String json = new String(r.value(), StandardCharsets.UTF_8);

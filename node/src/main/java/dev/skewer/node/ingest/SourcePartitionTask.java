@@ -3,6 +3,7 @@ package dev.skewer.node.ingest;
 import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.wire.Partial;
+import dev.skewer.core.wire.PartialsPartition;
 import dev.skewer.core.wire.Watermark;
 import dev.skewer.core.wire.WireCodec;
 import dev.skewer.node.aggregate.PartitionAggregator;
@@ -16,7 +17,6 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Stage 1 on one events partition: decode each event; route bad ones to the DLQ and too-late ones
@@ -188,7 +188,7 @@ final class SourcePartitionTask implements PartitionTask {
   /** Sends a Partial to the partials partition of its key, numbered. */
   private void sendPartial(TaskOutput out, Partial p) {
     byte[] key = p.key().getBytes(StandardCharsets.UTF_8);
-    int q = Utils.toPositive(Utils.murmur2(key)) % seq.length;
+    int q = PartialsPartition.of(key, seq.length);
     out.send(
         new ProducerRecord<>(
             shared.partialsTopic(), q, key, WireCodec.encode(p.withSeq(seq[q]++))));
