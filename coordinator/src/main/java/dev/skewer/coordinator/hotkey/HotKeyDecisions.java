@@ -115,6 +115,16 @@ public final class HotKeyDecisions {
               observe(reports, s.owned());
               HotKeyTable table = fanout.decide();
               status = List.copyOf(fanout.status());
+              if (LOG.isDebugEnabled()) {
+                LOG.debug(
+                    "coordinator={} hot-key round over partials partitions {}: reports {}; table"
+                        + " of {} keys {}",
+                    coordinatorId,
+                    s.owned(),
+                    describe(reports, System.currentTimeMillis()),
+                    table.size(),
+                    largest(table));
+              }
               return vertx.executeBlocking(() -> publisher.publish(table), false);
             })
         .onComplete(
@@ -159,6 +169,41 @@ public final class HotKeyDecisions {
                 }
               });
     }
+  }
+
+  /** Per report: its partition, age, rate and top candidate (a round's DEBUG line). */
+  private static String describe(List<HotKeyReport> reports, long nowMs) {
+    StringBuilder b = new StringBuilder("[");
+    for (HotKeyReport r : reports) {
+      if (b.length() > 1) {
+        b.append(", ");
+      }
+      b.append('p')
+          .append(r.partition())
+          .append(' ')
+          .append(nowMs - r.atMs())
+          .append(" ms old ")
+          .append(Math.round(r.eventsPerSecond()))
+          .append("/s");
+      r.candidates().entrySet().stream()
+          .max(Map.Entry.comparingByValue())
+          .ifPresent(
+              c ->
+                  b.append(" top ")
+                      .append(c.getKey())
+                      .append(' ')
+                      .append(Math.round(c.getValue())));
+    }
+    return b.append(']').toString();
+  }
+
+  /** The table's five keys of the largest fanout, as {@code key×fanout}. */
+  private static List<String> largest(HotKeyTable table) {
+    return table.entries().stream()
+        .sorted((a, b) -> Integer.compare(b.fanout(), a.fanout()))
+        .limit(5)
+        .map(h -> h.key() + "×" + h.fanout())
+        .toList();
   }
 
   private int partialsPartition(String key) {
