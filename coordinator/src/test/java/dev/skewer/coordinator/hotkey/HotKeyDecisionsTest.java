@@ -3,14 +3,18 @@ package dev.skewer.coordinator.hotkey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyCodec;
 import dev.skewer.core.hotkey.HotKeyReport;
+import dev.skewer.core.wire.PartialsPartition;
 import dev.skewer.testkit.cluster.LoneMember;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -21,10 +25,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node's report that names a new hot key starts a decision round at once, through the reports
@@ -96,6 +100,52 @@ class HotKeyDecisionsTest {
     assertThat(published.get(0).fanout()).isEqualTo(8);
   }
 
+  @Test
+  void shouldLogEachRoundsReportsAndTableAtDebug() throws Exception {
+    // given: the decisions' logger at DEBUG, recorded
+    Logger logger = (Logger) LoggerFactory.getLogger(HotKeyDecisions.class);
+    Level level = logger.getLevel();
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    logger.setLevel(Level.DEBUG);
+    try {
+      int owned = partialsPartition("ad0");
+      decisions =
+          new HotKeyDecisions(
+              vertx,
+              "coordinator-1",
+              new FanoutPolicy(FanoutPolicy.Config.defaults(), 8, Clock.systemUTC()),
+              new HotKeyPublisher(producer, "skewer.test.hotkeys", null, null),
+              hazelcast,
+              REPORTS,
+              PARTIALS_PARTITIONS,
+              () -> new HotKeyDecisions.Scope(Set.of(owned), Long.MIN_VALUE));
+
+      // when: a node reports ad0 and a round runs
+      report(5, Map.of("ad0", 6_000.0));
+      vertx.getOrCreateContext().runOnContext(v -> decisions.tick());
+
+      // then: the round's line names the report (partition, rate, top candidate) and the table
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(logged.list)
+                      .extracting(ILoggingEvent::getFormattedMessage)
+                      .anySatisfy(
+                          m ->
+                              assertThat(m)
+                                  .contains("hot-key round over partials partitions [" + owned)
+                                  .contains("p5 ")
+                                  .contains("10000/s top ad0 6000")
+                                  .contains("table of 1 keys [ad0×8]")));
+    } finally {
+      logger.setLevel(level);
+      logger.detachAppender(logged);
+    }
+  }
+
   private void report(int sourcePartition, Map<String, Double> candidates) {
     hazelcast
         .<String, byte[]>getMap(REPORTS)
@@ -106,8 +156,7 @@ class HotKeyDecisionsTest {
   }
 
   private static int partialsPartition(String key) {
-    return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8)))
-        % PARTIALS_PARTITIONS;
+    return PartialsPartition.of(key, PARTIALS_PARTITIONS);
   }
 
   private static String keyOnOtherPartitionThan(int partition) {
