@@ -1237,8 +1237,11 @@ final class PartitionOwnership<T extends PartitionTask> {
         return Future.succeededFuture();
       }
       // its epoch is being taken: the next owner must take its own after it (the restore closes
-      // the task it made, as it is no longer current)
-      return step.<Void>mapEmpty().otherwiseEmpty();
+      // the task it made, as it is no longer current); a store that hangs is waited for no longer
+      // than a revocation waits for final checkpoints
+      return step.<Void>mapEmpty()
+          .timeout(settings.revokeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .otherwiseEmpty();
     }
     Future<Outcome> previous =
         o.checkpointInFlight == null ? Future.succeededFuture() : o.checkpointInFlight;
