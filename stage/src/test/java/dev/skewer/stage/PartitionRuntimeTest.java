@@ -7,6 +7,7 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
+import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.nio.ByteBuffer;
@@ -510,72 +511,29 @@ class PartitionRuntimeTest {
   @Test
   void shouldFinishTakingAnEpochBeforeARevocationCompletesSoTheNextOwnerTakesAHigherOne()
       throws Exception {
-    EpochGate store = new EpochGate("test/in/0");
+    InMemoryCheckpointStore shared = new InMemoryCheckpointStore();
+    GatedCheckpointStore store = new GatedCheckpointStore(shared, id -> id.equals("test/in/0"));
     AtomicLong nextOwners = new AtomicLong();
     try (RuntimeHarness h = new RuntimeHarness(true, store)) {
       h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000));
       h.assign(0, 1);
-      assertThat(store.entered.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(store.awaitWaiting(Duration.ofSeconds(10))).isTrue();
 
       // when partition 0 is revoked while its take-over is taking an epoch, and the group gives
-      // it to the next owner as soon as the revocation is done
+      // it to the next owner (another process on the same store) once the revocation is done
       h.assign(1);
-      h.consumer.schedulePollTask(() -> nextOwners.set(store.nextEpoch("test/in/0")));
+      h.consumer.schedulePollTask(() -> nextOwners.set(shared.nextEpoch("test/in/0")));
       Thread.sleep(300);
       assertThat(nextOwners.get()).as("the revocation waits for the epoch being taken").isZero();
-      store.proceed.countDown();
+      store.open();
 
       // then the next owner's epoch is above the one this member took: it is not fenced by it
       await().until(() -> nextOwners.get() > 0);
-      assertThat(store.gatedEpoch.get()).isEqualTo(1);
-      assertThat(nextOwners.get()).isEqualTo(2);
       await().until(() -> h.task(0).map(t -> t.closed).orElse(false));
+      assertThat(h.task(0).orElseThrow().epoch).isEqualTo(1);
       assertThat(h.task(0).orElseThrow().activated).isFalse();
+      assertThat(nextOwners.get()).isEqualTo(2);
       await().until(() -> h.runtime.ownedPartitions().equals(Set.of(1)));
-    }
-  }
-
-  /** A store whose first epoch of one id is taken only when the test lets it proceed. */
-  static final class EpochGate implements CheckpointStore {
-    final InMemoryCheckpointStore delegate = new InMemoryCheckpointStore();
-    final String gated;
-    final CountDownLatch entered = new CountDownLatch(1);
-    final CountDownLatch proceed = new CountDownLatch(1);
-    final AtomicLong gatedEpoch = new AtomicLong();
-
-    EpochGate(String gated) {
-      this.gated = gated;
-    }
-
-    @Override
-    public long nextEpoch(String id) {
-      if (id.equals(gated) && entered.getCount() > 0) {
-        entered.countDown();
-        try {
-          assertThat(proceed.await(10, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException(e);
-        }
-        gatedEpoch.set(delegate.nextEpoch(id));
-        return gatedEpoch.get();
-      }
-      return delegate.nextEpoch(id);
-    }
-
-    @Override
-    public long currentEpoch(String id) {
-      return delegate.currentEpoch(id);
-    }
-
-    @Override
-    public Optional<Checkpoint> load(String id) {
-      return delegate.load(id);
-    }
-
-    @Override
-    public Saved save(String id, Checkpoint checkpoint) {
-      return delegate.save(id, checkpoint);
     }
   }
 

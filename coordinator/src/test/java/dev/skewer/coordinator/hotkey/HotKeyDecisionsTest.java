@@ -65,16 +65,7 @@ class HotKeyDecisionsTest {
     // given: decisions for the partials partition of ad0 only, listening, never ticked
     int owned = partialsPartition("ad0");
     String notOwned = keyOnOtherPartitionThan(owned);
-    decisions =
-        new HotKeyDecisions(
-            vertx,
-            "coordinator-1",
-            new FanoutPolicy(FanoutPolicy.Config.defaults(), 8, Clock.systemUTC()),
-            new HotKeyPublisher(producer, "skewer.test.hotkeys", null, null),
-            hazelcast,
-            REPORTS,
-            PARTIALS_PARTITIONS,
-            () -> new HotKeyDecisions.Scope(Set.of(owned), Long.MIN_VALUE));
+    decisions = decisionsOwning(owned);
     Context context = vertx.getOrCreateContext();
     CompletableFuture<Void> listening = new CompletableFuture<>();
     context.runOnContext(
@@ -111,16 +102,7 @@ class HotKeyDecisionsTest {
     logger.setLevel(Level.DEBUG);
     try {
       int owned = partialsPartition("ad0");
-      decisions =
-          new HotKeyDecisions(
-              vertx,
-              "coordinator-1",
-              new FanoutPolicy(FanoutPolicy.Config.defaults(), 8, Clock.systemUTC()),
-              new HotKeyPublisher(producer, "skewer.test.hotkeys", null, null),
-              hazelcast,
-              REPORTS,
-              PARTIALS_PARTITIONS,
-              () -> new HotKeyDecisions.Scope(Set.of(owned), Long.MIN_VALUE));
+      decisions = decisionsOwning(owned);
 
       // when: a node reports ad0 and a round runs
       report(5, Map.of("ad0", 6_000.0));
@@ -144,6 +126,19 @@ class HotKeyDecisionsTest {
       logger.setLevel(level);
       logger.detachAppender(logged);
     }
+  }
+
+  /** Decisions for one partials partition, over 8 source partitions, never ticked by a timer. */
+  private HotKeyDecisions decisionsOwning(int owned) {
+    return new HotKeyDecisions(
+        vertx,
+        "coordinator-1",
+        new FanoutPolicy(FanoutPolicy.Config.defaults(), 8, Clock.systemUTC()),
+        new HotKeyPublisher(producer, "skewer.test.hotkeys", null, null),
+        hazelcast,
+        REPORTS,
+        PARTIALS_PARTITIONS,
+        () -> new HotKeyDecisions.Scope(Set.of(owned), Long.MIN_VALUE));
   }
 
   private void report(int sourcePartition, Map<String, Double> candidates) {

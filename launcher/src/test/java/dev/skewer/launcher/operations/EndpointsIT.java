@@ -19,6 +19,7 @@ import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
+import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -1,0 +1,87 @@
+package dev.skewer.testkit.checkpoint;
+
+import dev.skewer.core.checkpoint.Checkpoint;
+import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.Saved;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A real store behind a gate: taking a partition over ({@link #nextEpoch}) waits until {@link
+ * #open()}, so a test can hold a process in "assigned but not restored" for as long as it likes, or
+ * revoke a partition while its take-over is taking an epoch. Only ids the gate was given wait;
+ * another process's view of the same store is the delegate itself.
+ */
+public final class GatedCheckpointStore implements CheckpointStore {
+
+  private final CheckpointStore delegate;
+  private final Predicate<String> gated;
+  private final CountDownLatch gate = new CountDownLatch(1);
+  private final CountDownLatch waiting = new CountDownLatch(1);
+
+  /** Every take-over waits at the gate. */
+  public GatedCheckpointStore(CheckpointStore delegate) {
+    this(delegate, id -> true);
+  }
+
+  /** Take-overs of the ids {@code gated} accepts wait at the gate; the others pass. */
+  public GatedCheckpointStore(CheckpointStore delegate, Predicate<String> gated) {
+    this.delegate = delegate;
+    this.gated = gated;
+  }
+
+  /** Lets every take-over through, now and from now on. */
+  public void open() {
+    gate.countDown();
+  }
+
+  /** Whether a take-over came to the gate within {@code timeout}. */
+  public boolean awaitWaiting(Duration timeout) throws InterruptedException {
+    return waiting.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public long nextEpoch(String id) {
+    if (gated.test(id)) {
+      waiting.countDown();
+      try {
+        if (!gate.await(5, TimeUnit.MINUTES)) {
+          throw new IllegalStateException("gate never opened");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted at the gate", e);
+      }
+    }
+    return delegate.nextEpoch(id);
+  }
+
+  @Override
+  public long currentEpoch(String id) {
+    return delegate.currentEpoch(id);
+  }
+
+  @Override
+  public Optional<Checkpoint> load(String id) {
+    return delegate.load(id);
+  }
+
+  @Override
+  public Saved save(String id, Checkpoint checkpoint) {
+    return delegate.save(id, checkpoint);
+  }
+
+  @Override
+  public void close() {
+    open();
+    delegate.close();
+  }
+
+  @Override
+  public boolean outlivesProcesses() {
+    return delegate.outlivesProcesses();
+  }
+}
