@@ -56,7 +56,9 @@ import picocli.CommandLine.Option;
  *
  * <p>Salted runs also report the imbalance from the moment the first hot-key table reached the
  * producer (the partitions' end offsets then, subtracted from the final ones): a table cannot exist
- * before the detectors have seen traffic, so the whole run carries that start-up.
+ * before the detectors have seen traffic, so the whole run carries that start-up. They also say
+ * when the workloads' most frequent key came into the producer's table and reached its largest
+ * fanout (sampled every 100 ms).
  */
 @Command(
     name = "imbalance",
@@ -244,6 +246,45 @@ public final class ImbalanceBench implements Callable<Integer> {
   private final List<String> aborted = new ArrayList<>();
   private final AtomicLong sentSoFar = new AtomicLong();
   private final AtomicReference<FirstTable> firstTable = new AtomicReference<>();
+
+  /**
+   * When the workloads' most frequent key ({@value #TOP_KEY}: W2's hot key, W3's Zipf rank 1) came
+   * into the producer's table and when it reached its largest fanout, sampled every 100 ms: over a
+   * whole run, the time until then counts most against max/mean.
+   */
+  private static final class TopKeySalting {
+    private long firstMs = -1;
+    private int firstFanout;
+    private long largestMs = -1;
+    private int largestFanout;
+
+    void sample(HotKeyTable table, long sinceLoadStartMs) {
+      HotKey top = table.get(TOP_KEY);
+      if (top == null) {
+        return;
+      }
+      if (firstMs < 0) {
+        firstMs = sinceLoadStartMs;
+        firstFanout = top.fanout();
+      }
+      if (top.fanout() > largestFanout) {
+        largestFanout = top.fanout();
+        largestMs = sinceLoadStartMs;
+      }
+    }
+
+    String describe() {
+      if (firstMs < 0) {
+        return "the top key " + TOP_KEY + " never reached the producer's table";
+      }
+      return String.format(
+          "the top key %s reached the producer's table %.1fs into the load (×%d), its largest"
+              + " fanout ×%d at %.1fs",
+          TOP_KEY, firstMs / 1000.0, firstFanout, largestFanout, largestMs / 1000.0);
+    }
+  }
+
+  private static final String TOP_KEY = "ad0";
 
   /** When the first non-empty hot-key table was seen by the producer, and the offsets then. */
   private record FirstTable(long afterMs, long sent, String table, Map<Integer, Long> offsets) {}
@@ -447,6 +488,7 @@ public final class ImbalanceBench implements Callable<Integer> {
       HotKeyTable table;
       sentSoFar.set(0);
       long loadStart = System.currentTimeMillis();
+      TopKeySalting topKey = new TopKeySalting();
       try {
         CompletableFuture<LoadSummary> load =
             CompletableFuture.supplyAsync(() -> producer.run(Workload.of(spec)), sender);
@@ -454,6 +496,9 @@ public final class ImbalanceBench implements Callable<Integer> {
         while (!load.isDone()) {
           failIfDead(cluster);
           long now = System.currentTimeMillis();
+          if (salted) {
+            topKey.sample(producer.hotKeys(), now - loadStart);
+          }
           if (now - lastProgress >= PROGRESS_EVERY_MS) {
             lastProgress = now;
             maxLoad = Math.max(maxLoad, Stats.loadAverage());
@@ -486,6 +531,9 @@ public final class ImbalanceBench implements Callable<Integer> {
             first.afterMs / 1000.0, first.sent, first.table);
       } else if (salted) {
         System.out.println("  no hot-key table reached the producer during the load");
+      }
+      if (salted) {
+        System.out.println("  " + topKey.describe());
       }
       System.out.printf(
           "  sent %,d events in %.1fs (%,.0f/s; %,d failed)%s%n",
