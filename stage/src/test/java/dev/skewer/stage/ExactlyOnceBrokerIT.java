@@ -7,10 +7,10 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
-import dev.skewer.core.checkpoint.Saved;
 import dev.skewer.core.job.Guarantee;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.kafka.KafkaSettings;
+import dev.skewer.testkit.checkpoint.ForwardingCheckpointStore;
 import dev.skewer.testkit.cluster.LoneMember;
 import dev.skewer.testkit.kafka.EmbeddedKafka;
 import dev.skewer.testkit.kafka.TopicReader;
@@ -195,31 +195,10 @@ class ExactlyOnceBrokerIT {
   }
 
   /** A store that loses the copies owners keep after their commits (but not the fencing). */
-  private static final class LosingCopies implements CheckpointStore {
-    private final CheckpointStore delegate;
+  private static final class LosingCopies extends ForwardingCheckpointStore {
 
     LosingCopies(CheckpointStore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public long nextEpoch(String id) {
-      return delegate.nextEpoch(id);
-    }
-
-    @Override
-    public long currentEpoch(String id) {
-      return delegate.currentEpoch(id);
-    }
-
-    @Override
-    public Optional<Checkpoint> load(String id) {
-      return delegate.load(id);
-    }
-
-    @Override
-    public Saved save(String id, Checkpoint checkpoint) {
-      return delegate.save(id, checkpoint);
+      super(delegate);
     }
 
     @Override

@@ -1,9 +1,8 @@
 package dev.skewer.stage;
 
 import dev.skewer.core.checkpoint.Checkpoint;
-import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
-import dev.skewer.core.checkpoint.Saved;
+import dev.skewer.testkit.checkpoint.ForwardingCheckpointStore;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -21,11 +20,10 @@ import org.apache.kafka.common.KafkaException;
  * owners keep after their commits (a store that fell behind, or an owner that died between commit
  * and copy).
  */
-final class LoggedCheckpointStore implements CheckpointStore {
+final class LoggedCheckpointStore extends ForwardingCheckpointStore {
 
   static final String TOPIC = "checkpoints";
 
-  private final InMemoryCheckpointStore delegate = new InMemoryCheckpointStore();
   private final FakeTransactions broker;
   final AtomicInteger reads = new AtomicInteger();
   volatile boolean dropCopies;
@@ -34,6 +32,7 @@ final class LoggedCheckpointStore implements CheckpointStore {
   final AtomicInteger copiesStarted = new AtomicInteger();
 
   LoggedCheckpointStore(FakeTransactions broker) {
+    super(new InMemoryCheckpointStore());
     this.broker = broker;
   }
 
@@ -44,19 +43,9 @@ final class LoggedCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public long currentEpoch(String id) {
-    return delegate.currentEpoch(id);
-  }
-
-  @Override
   public Optional<Checkpoint> load(String id) {
     await(answersHeldUntil);
     return delegate.load(id);
-  }
-
-  @Override
-  public Saved save(String id, Checkpoint checkpoint) {
-    return delegate.save(id, checkpoint);
   }
 
   @Override

@@ -1,10 +1,7 @@
 package dev.skewer.testkit.checkpoint;
 
-import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
-import dev.skewer.core.checkpoint.Saved;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -15,9 +12,8 @@ import java.util.function.Predicate;
  * revoke a partition while its take-over is taking an epoch. Only ids the gate was given wait;
  * another process's view of the same store is the delegate itself.
  */
-public final class GatedCheckpointStore implements CheckpointStore {
+public final class GatedCheckpointStore extends ForwardingCheckpointStore {
 
-  private final CheckpointStore delegate;
   private final Predicate<String> gated;
   private final CountDownLatch gate = new CountDownLatch(1);
   private final CountDownLatch waiting = new CountDownLatch(1);
@@ -29,7 +25,7 @@ public final class GatedCheckpointStore implements CheckpointStore {
 
   /** Take-overs of the ids {@code gated} accepts wait at the gate; the others pass. */
   public GatedCheckpointStore(CheckpointStore delegate, Predicate<String> gated) {
-    this.delegate = delegate;
+    super(delegate);
     this.gated = gated;
   }
 
@@ -56,22 +52,7 @@ public final class GatedCheckpointStore implements CheckpointStore {
         throw new IllegalStateException("interrupted at the gate", e);
       }
     }
-    return delegate.nextEpoch(id);
-  }
-
-  @Override
-  public long currentEpoch(String id) {
-    return delegate.currentEpoch(id);
-  }
-
-  @Override
-  public Optional<Checkpoint> load(String id) {
-    return delegate.load(id);
-  }
-
-  @Override
-  public Saved save(String id, Checkpoint checkpoint) {
-    return delegate.save(id, checkpoint);
+    return super.nextEpoch(id);
   }
 
   @Override
