@@ -20,6 +20,11 @@ final class FlakyCheckpointStore implements CheckpointStore {
     failNext = idPrefix;
   }
 
+  /** Withdraws a failure armed by {@link #failNextSave} that has not struck yet. */
+  synchronized void withdrawFailures() {
+    failNext = null;
+  }
+
   @Override
   public long nextEpoch(String id) {
     return store.nextEpoch(id);
