@@ -2,16 +2,19 @@ package dev.skewer.benchmarks.deployed;
 
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 
 /**
  * The topics of a benchmark's job, through an {@link Admin}: end offsets (records written so far)
@@ -19,10 +22,31 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class JobTopics {
 
+  /** How long a topic just created may take to be hosted by the broker. */
+  private static final Duration HOSTED_TIMEOUT = Duration.ofSeconds(30);
+
   private JobTopics() {}
 
-  /** Partition → end offset, for every partition of {@code topic}. */
+  /**
+   * Partition → end offset, for every partition of {@code topic}. A topic just created may not be
+   * hosted yet (its partitions' logs and leaders follow the creation): retried for up to {@link
+   * #HOSTED_TIMEOUT}.
+   */
   static Map<Integer, Long> byPartition(Admin admin, String topic) throws Exception {
+    long deadline = System.nanoTime() + HOSTED_TIMEOUT.toNanos();
+    while (true) {
+      try {
+        return endOffsets(admin, topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private static Map<Integer, Long> endOffsets(Admin admin, String topic) throws Exception {
     var desc =
         admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
     Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
