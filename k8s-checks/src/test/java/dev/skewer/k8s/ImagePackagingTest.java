@@ -53,6 +53,8 @@ class ImagePackagingTest {
     assertThat(jvm.split(" "))
         .containsOnlyOnce("-XX:+UseParallelGC")
         .noneMatch(o -> o.matches("-XX:\\+Use(G1|Serial|Z|Shenandoah)GC"));
+    // start-up code compiled less (docs/benchmarks.md, "JIT thresholds")
+    assertThat(jvm.split(" ")).containsOnlyOnce("-XX:CompileThresholdScaling=3");
     // the chart sets the same options by default (its env replaces the image's)
     var container =
         RenderedChart.defaults()
