@@ -1,19 +1,21 @@
 package dev.skewer.model;
 
 import dev.skewer.core.checkpoint.Checkpoint;
-import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
-import java.util.Optional;
+import dev.skewer.testkit.checkpoint.ForwardingCheckpointStore;
 
 /**
  * The in-memory checkpoint store, whose next save of a stage's checkpoint can be made to fail (the
  * store unreachable), as {@link Step.FailCheckpoint} asks. Thread-safe.
  */
-final class FlakyCheckpointStore implements CheckpointStore {
+final class FlakyCheckpointStore extends ForwardingCheckpointStore {
 
-  private final InMemoryCheckpointStore store = new InMemoryCheckpointStore();
   private String failNext; // id prefix whose next save fails, or null
+
+  FlakyCheckpointStore() {
+    super(new InMemoryCheckpointStore());
+  }
 
   /** The next save of a checkpoint whose id starts with {@code idPrefix} throws. */
   synchronized void failNextSave(String idPrefix) {
@@ -26,21 +28,6 @@ final class FlakyCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public long nextEpoch(String id) {
-    return store.nextEpoch(id);
-  }
-
-  @Override
-  public long currentEpoch(String id) {
-    return store.currentEpoch(id);
-  }
-
-  @Override
-  public Optional<Checkpoint> load(String id) {
-    return store.load(id);
-  }
-
-  @Override
   public Saved save(String id, Checkpoint checkpoint) {
     synchronized (this) {
       if (failNext != null && id.startsWith(failNext)) {
@@ -48,6 +35,6 @@ final class FlakyCheckpointStore implements CheckpointStore {
         throw new IllegalStateException("injected: the checkpoint store is unreachable");
       }
     }
-    return store.save(id, checkpoint);
+    return super.save(id, checkpoint);
   }
 }
