@@ -3,6 +3,7 @@ package dev.skewer.coordinator.query;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.SessionWindow;
@@ -21,7 +22,13 @@ import java.util.List;
  */
 public final class ResultParser {
 
-  private static final JsonFactory FACTORY = new JsonFactory();
+  // doubles (the sums, the distinct estimate) read by the fast parser: the same value as
+  // Double.parseDouble, for less work per result
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+          .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+          .build();
 
   private final String keyField;
   private final boolean sessions;
