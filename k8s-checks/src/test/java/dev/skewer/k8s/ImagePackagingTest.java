@@ -3,6 +3,7 @@ package dev.skewer.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,8 @@ import org.w3c.dom.NodeList;
 class ImagePackagingTest {
 
   static final Dockerfile DOCKERFILE = Dockerfile.read(Repo.root().resolve("Dockerfile"));
+  static final String ARCHIVE = "/opt/skewer/skewer.jsa";
+  static final String CLASS_LIST = "launcher/cds/skewer.classlist";
 
   @Test
   void shouldRunAsANonRootNumericUserThatTheChartAlsoUses() {
@@ -55,6 +58,8 @@ class ImagePackagingTest {
         .noneMatch(o -> o.matches("-XX:\\+Use(G1|Serial|Z|Shenandoah)GC"));
     // start-up code compiled less (docs/benchmarks.md, "JIT thresholds")
     assertThat(jvm.split(" ")).containsOnlyOnce("-XX:CompileThresholdScaling=3");
+    // no full collections while the classes load (docs/benchmarks.md, "Metaspace")
+    assertThat(jvm.split(" ")).containsOnlyOnce("-XX:MetaspaceSize=128m");
     // the chart sets the same options by default (its env replaces the image's)
     var container =
         RenderedChart.defaults()
@@ -70,20 +75,101 @@ class ImagePackagingTest {
   @Test
   void shouldRunTheProductJarThatThePackagePhaseBuilds() throws IOException {
     List<String> entrypoint = DOCKERFILE.execForm("ENTRYPOINT");
-    assertThat(entrypoint).hasSize(3).startsWith("java", "-jar");
-    String jarInImage = entrypoint.get(2);
-    // exactly one COPY, of the jar ./mvnw package writes, to where the entrypoint runs it
+    assertThat(entrypoint).hasSize(4).startsWith("java", "-XX:SharedArchiveFile=" + ARCHIVE);
+    assertThat(entrypoint.get(2)).isEqualTo("-jar");
+    String jarInImage = entrypoint.get(3);
+    // two COPYs: the jar ./mvnw package writes, to where the entrypoint runs it, and the class
+    // list the archive is dumped from
     List<Dockerfile.Instruction> copies = DOCKERFILE.all("COPY");
-    assertThat(copies).hasSize(1);
+    assertThat(copies).hasSize(2);
     String[] copy = DOCKERFILE.expand(copies.get(0).arguments()).split("\\s+");
     assertThat(copy).containsExactly("launcher/target/skewer.jar", jarInImage);
     assertThat(Repo.root().resolve(copy[0])).isEqualTo(Repo.productJar());
+    String[] list = DOCKERFILE.expand(copies.get(1).arguments()).split("\\s+");
+    assertThat(list).containsExactly(CLASS_LIST, "/opt/skewer/skewer.classlist");
     assertThat(DOCKERFILE.all("FROM")).as("one stage").hasSize(1);
     assertThat(DOCKERFILE.last("FROM").arguments()).contains("jre");
-    // the build context (.dockerignore) lets that jar in and keeps the rest out
+    // the build context (.dockerignore) lets that jar and the list in and keeps the rest out
     assertThat(inContext(copy[0])).as("%s in the build context", copy[0]).isTrue();
+    assertThat(inContext(CLASS_LIST)).as("%s in the build context", CLASS_LIST).isTrue();
     assertThat(inContext("pom.xml")).isFalse();
     assertThat(inContext("launcher/target/classes/x.class")).isFalse();
+    assertThat(inContext("launcher/cds/other.classlist")).isFalse();
+  }
+
+  @Test
+  void shouldDumpTheArchiveTheEntrypointMapsBeforeTheProcessOptionsAreSet() {
+    // the last RUN dumps the class list's classes from the jar into the archive
+    List<String> run = DOCKERFILE.execForm("RUN");
+    String jarInImage = DOCKERFILE.execForm("ENTRYPOINT").get(3);
+    assertThat(run)
+        .startsWith("java", "-Xshare:dump")
+        .contains(
+            "-XX:SharedClassListFile=/opt/skewer/skewer.classlist",
+            "-XX:SharedArchiveFile=" + ARCHIVE)
+        .endsWith("-cp", jarInImage);
+    // before ENV JDK_JAVA_OPTIONS (the java launcher reads it: the dump would take the heap, GC
+    // and JIT options of the processes)
+    int dump = -1;
+    int env = -1;
+    for (int i = 0; i < DOCKERFILE.instructions().size(); i++) {
+      Dockerfile.Instruction instruction = DOCKERFILE.instructions().get(i);
+      if (instruction.keyword().equals("RUN") && instruction.arguments().contains("-Xshare:dump")) {
+        dump = i;
+      }
+      if (instruction.keyword().equals("ENV")
+          && instruction.arguments().startsWith("JDK_JAVA_OPTIONS")) {
+        env = i;
+      }
+    }
+    assertThat(dump).isNotNegative().isLessThan(env);
+  }
+
+  @Test
+  void shouldMapTheDumpedArchiveWithTheProductJarsClassesInIt() throws Exception {
+    // given the archive, dumped here by the Dockerfile's own RUN (its paths made local)
+    Path archive = LocalImage.archive(DOCKERFILE);
+    // when the CLI starts on it, as the entrypoint starts it; -Xshare:on fails rather than
+    // running without the archive
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xshare:on",
+                "-XX:SharedArchiveFile=" + archive,
+                "-Xlog:class+load=info",
+                "-jar",
+                Repo.productJar().toString(),
+                "--version")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
+    // then the launcher's and the JDK's classes came from the archive, not the jar
+    assertThat(out)
+        .contains("dev.skewer.launcher.SkewerCli source: shared objects file")
+        .contains("picocli.CommandLine source: shared objects file")
+        .contains("java.lang.Object source: shared objects file");
+  }
+
+  @Test
+  void shouldListOnlyClassesTheProductJarHolds() throws IOException {
+    // a class of the project renamed or removed since the list was made: regenerate the list
+    // (docs/deploy.md, "Class-data sharing")
+    List<String> lines = Files.readAllLines(Repo.root().resolve(CLASS_LIST));
+    List<String> ours =
+        lines.stream().filter(l -> l.startsWith("dev/skewer/")).map(l -> l.split(" ")[0]).toList();
+    assertThat(ours)
+        .as("the project's classes in the list")
+        .contains(
+            "dev/skewer/launcher/SkewerCli",
+            "dev/skewer/launcher/cli/NodeCommand",
+            "dev/skewer/launcher/cli/CoordinatorCommand",
+            "dev/skewer/node/ingest/SourcePartitionTask",
+            "dev/skewer/coordinator/merge/TumblingMerge");
+    try (JarFile jar = new JarFile(Repo.productJar().toFile())) {
+      List<String> missing = ours.stream().filter(c -> jar.getEntry(c + ".class") == null).toList();
+      assertThat(missing).as("listed, not in the product jar").isEmpty();
+    }
   }
 
   @Test
@@ -127,8 +213,12 @@ class ImagePackagingTest {
     assertThat(text(child(child(config, "from"), "image")))
         .isEqualTo(DOCKERFILE.last("FROM").arguments());
     Element container = child(config, "container");
-    assertThat(texts(child(container, "entrypoint"), "arg"))
-        .isEqualTo(DOCKERFILE.execForm("ENTRYPOINT"));
+    // the same entrypoint but for the archive, which Jib cannot dump (it runs nothing at build)
+    List<String> withoutArchive =
+        DOCKERFILE.execForm("ENTRYPOINT").stream()
+            .filter(a -> !a.startsWith("-XX:SharedArchiveFile="))
+            .toList();
+    assertThat(texts(child(container, "entrypoint"), "arg")).isEqualTo(withoutArchive);
     assertThat(texts(child(container, "args"), "arg")).isEqualTo(DOCKERFILE.execForm("CMD"));
     assertThat(text(child(container, "user"))).isEqualTo(DOCKERFILE.last("USER").arguments());
     assertThat(text(child(container, "workingDirectory")))
@@ -139,7 +229,7 @@ class ImagePackagingTest {
         .containsExactly(DOCKERFILE.last("EXPOSE").arguments().split("\\s+"));
     // the shaded jar goes where the entrypoint runs it, and nothing else of the project
     Element path = child(child(child(config, "extraDirectories"), "paths"), "path");
-    String jar = DOCKERFILE.execForm("ENTRYPOINT").get(2);
+    String jar = DOCKERFILE.execForm("ENTRYPOINT").get(3);
     assertThat(text(child(path, "from"))).isEqualTo("${project.build.directory}");
     assertThat(text(child(path, "includes"))).isEqualTo(Path.of(jar).getFileName().toString());
     assertThat(text(child(path, "into"))).isEqualTo(Path.of(jar).getParent().toString());

@@ -31,10 +31,12 @@ import java.util.regex.Pattern;
  *
  * <p>Files are where the container would see them, mapped into a directory per pod: the ConfigMap's
  * keys are written under the mount path, an emptyDir is an empty directory, and every path under a
- * mount (in args and environment values) is rewritten to its local place; the image's jar path is
- * the product jar {@code ./mvnw package} built. The container's memory limit becomes {@code
- * -XX:MaxRAM} (what the JVM would read from the cgroup), so the image's {@code MaxRAMPercentage}
- * sizes the heap as it would in the pod. Nothing else is added or changed.
+ * mount (in args and environment values) is rewritten to its local place; the image's own files are
+ * their local counterparts ({@link LocalImage}: the jar is the product jar {@code ./mvnw package}
+ * built, the class-data-sharing archive one dumped here as the image's build dumps it). The
+ * container's memory limit becomes {@code -XX:MaxRAM} (what the JVM would read from the cgroup), so
+ * the image's {@code MaxRAMPercentage} sizes the heap as it would in the pod. Nothing else is added
+ * or changed.
  *
  * @param name the pod name ({@code <statefulset>-<ordinal>})
  * @param command the command line
@@ -77,7 +79,8 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
     Path root = podsDir.resolve(name);
     Map<String, Path> mounts = mount(pod, c, config, root);
 
-    // the image: ENTRYPOINT ["java", "-jar", <jar>] with the container's args (no command override)
+    // the image: ENTRYPOINT ["java", <archive flag>, "-jar", <jar>] with the container's args (no
+    // command override), the image's files made local (LocalImage)
     if (c.getCommand() != null && !c.getCommand().isEmpty()) {
       throw new IllegalArgumentException(name + ": the container overrides the entrypoint");
     }
@@ -87,7 +90,7 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
     Quantity memory = c.getResources().getLimits().get("memory");
     command.add("-XX:MaxRAM=" + Quantity.getAmountInBytes(memory).longValueExact());
     for (String arg : entrypoint.subList(1, entrypoint.size())) {
-      command.add(arg.equals(IMAGE_JAR) ? Repo.productJar().toString() : arg);
+      command.add(LocalImage.local(image, arg));
     }
     Map<String, String> containerEnv = environment(c.getEnv(), name, podIp);
     for (String arg : c.getArgs()) {

@@ -25,11 +25,18 @@ class LocalPodTest {
     LocalPod pod =
         LocalPod.of(chart.statefulSet("node"), 1, "10.1.2.3", chart.config(), image, pods);
 
-    // then the command is java, the memory limit, the entrypoint on the product jar, the args
+    // then the command is java, the memory limit, the entrypoint on the product jar and the
+    // archive dumped as the image's build dumps it, the args
     assertThat(pod.name()).isEqualTo("skw-skewer-node-1");
     assertThat(pod.command().get(0)).endsWith("/bin/java");
     assertThat(pod.command().subList(1, pod.command().size()))
-        .containsExactly("-XX:MaxRAM=1073741824", "-jar", Repo.productJar().toString(), "node");
+        .containsExactly(
+            "-XX:MaxRAM=1073741824",
+            "-XX:SharedArchiveFile=" + LocalImage.archive(image),
+            "-jar",
+            Repo.productJar().toString(),
+            "node");
+    assertThat(LocalImage.archive(image)).isRegularFile();
     // the environment is the image's, overlaid by the container's, fieldRefs resolved
     Map<String, String> env = pod.environment();
     assertThat(env)

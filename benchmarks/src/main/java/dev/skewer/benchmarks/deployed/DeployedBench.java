@@ -36,6 +36,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -101,6 +102,8 @@ public final class DeployedBench implements Callable<Integer> {
           "JVM flags of each Skewer process, space-separated; {name} becomes the process's name."
               + " Default: '${DEFAULT-VALUE}' (the image's and the chart's collector).")
   String jvmOpts;
+
+  @Mixin ClassDataOptions classData = new ClassDataOptions();
 
   @Option(
       names = "--broker-jvm-opts",
@@ -272,7 +275,7 @@ public final class DeployedBench implements Callable<Integer> {
     DeployedCluster cluster =
         DeployedCluster.plan(
             jar,
-            split(jvmOpts),
+            classData.withArchive(split(jvmOpts), jar, workDir),
             processArgs,
             List.of(),
             "w1-d" + run,
@@ -597,7 +600,13 @@ public final class DeployedBench implements Callable<Integer> {
     System.out.printf(
         "%n===== W1 in the deployed shape: %,d events, median [min–max] of %d runs =====%n",
         events, deployed.size());
-    printShape("deployed: 2 node + 1 coordinator JVMs, Hazelcast (" + jvmOpts + ")", deployed);
+    printShape(
+        "deployed: 2 node + 1 coordinator JVMs, Hazelcast ("
+            + jvmOpts
+            + "; "
+            + classData.describe()
+            + ")",
+        deployed);
     if (!local.isEmpty()) {
       printShape("in-process: the same cluster code in one JVM, no Hazelcast (bench e2e)", local);
       double d = Stats.median(rates(deployed, RunFigures::readyToLastMs));

@@ -33,6 +33,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -101,6 +102,8 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
               + " Default: '${DEFAULT-VALUE}'.")
   String jvmOpts;
 
+  @Mixin ClassDataOptions classData = new ClassDataOptions();
+
   @Option(
       names = "--process-arg",
       paramLabel = "ARG",
@@ -153,7 +156,10 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
       DeployedCluster cluster =
           DeployedCluster.plan(
               jar,
-              Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
+              classData.withArchive(
+                  Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
+                  jar,
+                  workDir),
               processArgs,
               List.of(),
               "w1-f",
@@ -235,7 +241,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
             + " median [min–max]; load average %s =====%n",
         rate,
         results.size(),
-        jvmOpts,
+        jvmOpts + "; " + classData.describe(),
         processArgs.isEmpty() ? ", Kafka client settings as shipped" : ", " + processArgs,
         Stats.medianRange(loads, "%.1f"));
     System.out.printf(

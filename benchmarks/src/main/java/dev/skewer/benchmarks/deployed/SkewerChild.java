@@ -29,10 +29,11 @@ final class SkewerChild {
   /**
    * The JVM flags of a Skewer process unless a bench's {@code --jvm-opts} says otherwise: a fixed
    * heap (the benches run on a bare machine, not under a container limit), the collector and the
-   * JIT thresholds the image and the chart name ({@code -XX:+UseParallelGC
-   * -XX:CompileThresholdScaling=3}, docs/deploy.md).
+   * JIT and metaspace thresholds the image and the chart name ({@code -XX:+UseParallelGC
+   * -XX:CompileThresholdScaling=3 -XX:MetaspaceSize=128m}, docs/deploy.md).
    */
-  static final String DEFAULT_JVM_OPTS = "-Xmx3g -XX:+UseParallelGC -XX:CompileThresholdScaling=3";
+  static final String DEFAULT_JVM_OPTS =
+      "-Xmx3g -XX:+UseParallelGC -XX:CompileThresholdScaling=3 -XX:MetaspaceSize=128m";
 
   private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);

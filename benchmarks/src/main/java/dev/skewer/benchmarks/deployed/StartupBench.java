@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -60,6 +61,8 @@ public final class StartupBench implements Callable<Integer> {
           "JVM flags of each process, space-separated; {name} becomes the process's name."
               + " Default: '${DEFAULT-VALUE}'.")
   String jvmOpts;
+
+  @Mixin ClassDataOptions classData = new ClassDataOptions();
 
   @Option(
       names = "--process-arg",
@@ -120,7 +123,10 @@ public final class StartupBench implements Callable<Integer> {
         DeployedCluster cluster =
             DeployedCluster.plan(
                 jar,
-                Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
+                classData.withArchive(
+                    Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
+                    jar,
+                    workDir),
                 processArgs,
                 List.of(),
                 jobName,
@@ -178,7 +184,7 @@ public final class StartupBench implements Callable<Integer> {
         "%n===== launch → ready, 2 nodes + 1 coordinator launched %s (%s), median [min–max]"
             + " of %d; load average %s =====%n",
         oneByOne ? "one by one" : "together",
-        jvmOpts,
+        jvmOpts + "; " + classData.describe(),
         all.size(),
         Stats.medianRange(loads, "%.1f"));
     List<Double> slowest = new ArrayList<>();
