@@ -11,9 +11,12 @@ import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -149,6 +152,43 @@ class ImagePackagingTest {
         .contains("dev.skewer.launcher.SkewerCli source: shared objects file")
         .contains("picocli.CommandLine source: shared objects file")
         .contains("java.lang.Object source: shared objects file");
+  }
+
+  @Test
+  void shouldLoadEveryListedClassFromTheArchiveWithAClassFileHookOn(@TempDir Path dir)
+      throws Exception {
+    // given the archive, and a JVM recording with JFR (which turns the class-file hook on, as a
+    // Java agent does): every shared class it loads is read back from its source for the hook
+    Path archive = LocalImage.archive(DOCKERFILE);
+    Path testClasses =
+        Path.of(
+            LoadListedClasses.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    // when it loads every class the list names
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xshare:on",
+                "-XX:SharedArchiveFile=" + archive,
+                "-XX:StartFlightRecording=settings=profile,filename=" + dir.resolve("r.jfr"),
+                "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"),
+                "-cp",
+                Repo.productJar() + java.io.File.pathSeparator + testClasses,
+                LoadListedClasses.class.getName(),
+                Repo.root().resolve(CLASS_LIST).toString())
+            .directory(dir.toFile()) // a crash's recording and report stay in the temporary dir
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    // then it does not crash (a class the dump generated, e.g. from @lambda-form-invoker lines,
+    // has no source: SIGSEGV in check_shared_class_file_load_hook), and loads nearly all of them
+    assertThat(p.waitFor()).as(out).isZero();
+    Matcher counts = Pattern.compile("loaded (\\d+), not found (\\d+)").matcher(out);
+    assertThat(counts.find()).as(out).isTrue();
+    int loaded = Integer.parseInt(counts.group(1));
+    int notFound = Integer.parseInt(counts.group(2));
+    assertThat(loaded).as(out).isGreaterThan(9_000).isGreaterThan(19 * notFound);
+    assertThat(Files.readAllLines(Repo.root().resolve(CLASS_LIST)))
+        .noneMatch(l -> l.startsWith("@lambda-form-invoker"));
   }
 
   @Test
