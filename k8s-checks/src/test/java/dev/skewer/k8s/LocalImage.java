@@ -29,7 +29,11 @@ final class LocalImage {
 
   /** {@code arg} with every image path in it (whole, or after a flag's {@code =}) made local. */
   static String local(Dockerfile image, String arg) {
-    for (Map.Entry<String, Path> f : files(image).entrySet()) {
+    return local(arg, files(image));
+  }
+
+  private static String local(String arg, Map<String, Path> paths) {
+    for (Map.Entry<String, Path> f : paths.entrySet()) {
       if (arg.equals(f.getKey())) {
         return f.getValue().toString();
       }
@@ -85,15 +89,7 @@ final class LocalImage {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     for (String arg : run.subList(1, run.size())) {
-      String local = arg;
-      for (Map.Entry<String, Path> f : paths.entrySet()) {
-        if (arg.equals(f.getKey())) {
-          local = f.getValue().toString();
-        } else if (arg.endsWith("=" + f.getKey())) {
-          local = arg.substring(0, arg.length() - f.getKey().length()) + f.getValue();
-        }
-      }
-      command.add(local);
+      command.add(local(arg, paths));
     }
     try {
       Files.createDirectories(dir);

@@ -28,6 +28,8 @@ final class ClassDataOptions {
       description = "The classes the archive holds. Default: ${DEFAULT-VALUE}.")
   Path classList;
 
+  private String flag; // the archive's flag, once dumped
+
   /**
    * {@code jvmOptions} with the archive's flag added when {@code --cds} is on (the archive is
    * dumped into {@code workDir} on the first call).
@@ -48,6 +50,4 @@ final class ClassDataOptions {
   String describe() {
     return cds ? "CDS archive of " + classList : "no CDS archive";
   }
-
-  private String flag;
 }
