@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -653,7 +652,7 @@ public final class DeployedBench implements Callable<Integer> {
   }
 
   private static List<String> split(String opts) {
-    return Arrays.stream(opts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+    return SkewerChild.jvmOptions(opts);
   }
 
   private static void deleteRecursively(Path dir) {

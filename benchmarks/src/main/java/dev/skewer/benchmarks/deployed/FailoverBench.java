@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -156,10 +155,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
       DeployedCluster cluster =
           DeployedCluster.plan(
               jar,
-              classData.withArchive(
-                  Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
-                  jar,
-                  workDir),
+              classData.withArchive(SkewerChild.jvmOptions(jvmOpts), jar, workDir),
               processArgs,
               List.of(),
               "w1-f",

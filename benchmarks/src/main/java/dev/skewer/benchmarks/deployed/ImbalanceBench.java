@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -825,6 +824,6 @@ public final class ImbalanceBench implements Callable<Integer> {
   }
 
   private static List<String> split(String opts) {
-    return Arrays.stream(opts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+    return SkewerChild.jvmOptions(opts);
   }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +35,11 @@ final class SkewerChild {
    */
   static final String DEFAULT_JVM_OPTS =
       "-Xmx3g -XX:+UseParallelGC -XX:CompileThresholdScaling=3 -XX:MetaspaceSize=128m";
+
+  /** Space-separated JVM flags (a bench's {@code --jvm-opts}) as a list. */
+  static List<String> jvmOptions(String opts) {
+    return Arrays.stream(opts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+  }
 
   private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,10 +122,7 @@ public final class StartupBench implements Callable<Integer> {
         DeployedCluster cluster =
             DeployedCluster.plan(
                 jar,
-                classData.withArchive(
-                    Arrays.stream(jvmOpts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
-                    jar,
-                    workDir),
+                classData.withArchive(SkewerChild.jvmOptions(jvmOpts), jar, workDir),
                 processArgs,
                 List.of(),
                 jobName,
