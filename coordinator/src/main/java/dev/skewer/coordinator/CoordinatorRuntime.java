@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.http.ApiVerticle;
 import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.coordinator.query.QuerySide;
+import dev.skewer.coordinator.query.ResultHandoff;
 import dev.skewer.coordinator.stream.CoordinatorVerticle;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
@@ -96,6 +97,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
     JobNames names = JobNames.of(settings.job());
     // the query side reads the late topic: results carry the late events it has seen per window
     AtomicReference<QuerySide> querySide = new AtomicReference<>();
+    // what this coordinator writes reaches its own view without being parsed back
+    ResultHandoff handoff = new ResultHandoff(ResultHandoff.DEFAULT_MAX_BYTES);
     CoordinatorVerticle merge =
         new CoordinatorVerticle(
             settings,
@@ -103,7 +106,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
             windowStartMs -> {
               QuerySide q = querySide.get();
               return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
-            });
+            },
+            handoff);
     QuerySide query =
         QuerySide.start(
             settings.job(),
@@ -112,7 +116,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
             querySettings,
             hazelcast,
             clock,
-            merge::stageStatus);
+            merge::stageStatus,
+            handoff);
     querySide.set(query);
     ApiVerticle api =
         settings.httpPort() == CoordinatorSettings.NO_HTTP

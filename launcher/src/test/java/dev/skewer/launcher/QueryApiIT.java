@@ -3,6 +3,7 @@ package dev.skewer.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.http.OpenApiResponses;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
@@ -254,6 +255,12 @@ class QueryApiIT {
           get(contract, port, "hotkeys", "/api/v1/hotkeys");
         }
         assertThat(contract.checked()).isGreaterThan(20);
+        // and each coordinator's view took the results its coordinator wrote from it, unparsed,
+        // and parsed the other's
+        for (CoordinatorRuntime c : cluster.coordinators()) {
+          assertThat(c.query().resultsHandedOver()).isPositive();
+          assertThat(c.query().resultsParsed()).isPositive();
+        }
       }
     }
   }

@@ -37,7 +37,8 @@ final class OrderedSender implements Outputs {
     void failed(Exception e);
   }
 
-  private record Outgoing(ProducerRecord<byte[], byte[]> record, Origin origin) {}
+  private record Outgoing(
+      ProducerRecord<byte[], byte[]> record, Origin origin, TaskOutput.Acknowledged acknowledged) {}
 
   private final Vertx vertx;
   private final Context context;
@@ -57,7 +58,17 @@ final class OrderedSender implements Outputs {
 
   /** The output a task of {@code origin} writes to. */
   TaskOutput outputFor(Origin origin) {
-    return record -> buffer.add(new Outgoing(record, origin));
+    return new TaskOutput() {
+      @Override
+      public void send(ProducerRecord<byte[], byte[]> record) {
+        buffer.add(new Outgoing(record, origin, null));
+      }
+
+      @Override
+      public void send(ProducerRecord<byte[], byte[]> record, Acknowledged acknowledged) {
+        buffer.add(new Outgoing(record, origin, acknowledged));
+      }
+    };
   }
 
   /** Sends, on the ordered worker, every record put since the last call. */
@@ -86,6 +97,9 @@ final class OrderedSender implements Outputs {
                           failed(o, e);
                         } else {
                           failuresSinceSuccess.set(0);
+                          if (o.acknowledged() != null) {
+                            o.acknowledged().at(metadata.partition(), metadata.offset());
+                          }
                         }
                         done(left, acknowledged);
                       });

@@ -11,4 +11,21 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public interface TaskOutput {
 
   void send(ProducerRecord<byte[], byte[]> record);
+
+  /**
+   * Sends {@code record} and, once the broker has acknowledged it, tells {@code acknowledged} where
+   * it was written. An output that cannot tell (a test's) sends it without telling; a record that
+   * fails is not told either. Under {@code exactly_once} the record is acknowledged before its
+   * transaction commits and may still be aborted.
+   */
+  default void send(ProducerRecord<byte[], byte[]> record, Acknowledged acknowledged) {
+    send(record);
+  }
+
+  /** Where an acknowledged record was written. */
+  @FunctionalInterface
+  interface Acknowledged {
+    /** Called on the producer's I/O thread: must be thread-safe and quick. */
+    void at(int partition, long offset);
+  }
 }

@@ -104,13 +104,16 @@ final class TransactionalSender implements Outputs {
     return Future.join(closing).mapEmpty();
   }
 
+  private record Outgoing(
+      ProducerRecord<byte[], byte[]> record, TaskOutput.Acknowledged acknowledged) {}
+
   /** One partition's transactional producer and its outbox. Event loop only, except as noted. */
   final class Channel {
     private final String transactionalId;
     private final OrderedSender.Origin origin;
     private volatile Producer<byte[], byte[]> producer;
     private volatile boolean closed;
-    private List<ProducerRecord<byte[], byte[]>> outbox = new ArrayList<>();
+    private List<Outgoing> outbox = new ArrayList<>();
     private boolean held;
     private Future<Void> initialised;
     private Future<?> last;
@@ -127,10 +130,18 @@ final class TransactionalSender implements Outputs {
 
     /** Where the partition's task writes: into the channel's current (or next) transaction. */
     TaskOutput output() {
-      return record -> {
-        if (!closed) {
-          outbox.add(record);
-          pending.incrementAndGet();
+      return new TaskOutput() {
+        @Override
+        public void send(ProducerRecord<byte[], byte[]> record) {
+          send(record, null);
+        }
+
+        @Override
+        public void send(ProducerRecord<byte[], byte[]> record, Acknowledged acknowledged) {
+          if (!closed) {
+            outbox.add(new Outgoing(record, acknowledged));
+            pending.incrementAndGet();
+          }
         }
       };
     }
@@ -151,27 +162,30 @@ final class TransactionalSender implements Outputs {
       if (held || closed || outbox.isEmpty()) {
         return;
       }
-      List<ProducerRecord<byte[], byte[]>> batch = outbox;
+      List<Outgoing> batch = outbox;
       outbox = new ArrayList<>();
       run(
           p -> {
-            for (ProducerRecord<byte[], byte[]> r : batch) {
-              send(p, r);
+            for (Outgoing o : batch) {
+              send(p, o);
             }
             return null;
           });
     }
 
-    private void send(Producer<byte[], byte[]> p, ProducerRecord<byte[], byte[]> r) {
+    private void send(Producer<byte[], byte[]> p, Outgoing o) {
       try {
         p.send(
-            r,
+            o.record(),
             (metadata, e) -> {
               pending.decrementAndGet();
               if (e != null) {
                 failed(e);
               } else {
                 failuresSinceSuccess.set(0);
+                if (o.acknowledged() != null) {
+                  o.acknowledged().at(metadata.partition(), metadata.offset());
+                }
               }
             });
       } catch (RuntimeException e) {

@@ -47,7 +47,8 @@ public final class QuerySide implements AutoCloseable {
       QuerySettings settings,
       HazelcastInstance hazelcast,
       Clock clock,
-      Supplier<List<StageStatus>> ownStatus) {
+      Supplier<List<StageStatus>> ownStatus,
+      ResultHandoff handoff) {
     JobNames names = JobNames.of(job);
     this.kafka = kafka;
     this.view = new ResultsView(settings.viewMaxBytes());
@@ -66,7 +67,8 @@ public final class QuerySide implements AutoCloseable {
             clock);
     this.service = new QueryService(job, view, side, stages, load, clock);
     this.consumer =
-        new ViewConsumer(job, kafka, "skewer-" + coordinatorId + "-query", view, side, clock);
+        new ViewConsumer(
+            job, kafka, "skewer-" + coordinatorId + "-query", view, side, handoff, clock);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -107,7 +109,24 @@ public final class QuerySide implements AutoCloseable {
       HazelcastInstance hazelcast,
       Clock clock,
       Supplier<List<StageStatus>> ownStatus) {
-    QuerySide q = new QuerySide(job, kafka, coordinatorId, settings, hazelcast, clock, ownStatus);
+    return start(job, kafka, coordinatorId, settings, hazelcast, clock, ownStatus, null);
+  }
+
+  /**
+   * As above, with the results this process's coordinator writes handed to the view (null: the view
+   * parses every result it reads).
+   */
+  public static QuerySide start(
+      JobSpec job,
+      KafkaSettings kafka,
+      String coordinatorId,
+      QuerySettings settings,
+      HazelcastInstance hazelcast,
+      Clock clock,
+      Supplier<List<StageStatus>> ownStatus,
+      ResultHandoff handoff) {
+    QuerySide q =
+        new QuerySide(job, kafka, coordinatorId, settings, hazelcast, clock, ownStatus, handoff);
     q.consumer.start();
     LOG.info("query view started: {}", settings);
     return q;
@@ -115,6 +134,16 @@ public final class QuerySide implements AutoCloseable {
 
   public QueryService service() {
     return service;
+  }
+
+  /** Result records the view read that this process's coordinator had handed over unparsed. */
+  public long resultsHandedOver() {
+    return consumer.handedOver();
+  }
+
+  /** Result records the view parsed: other coordinators', or its own that missed the handoff. */
+  public long resultsParsed() {
+    return consumer.parsed();
   }
 
   public ResultsView view() {

@@ -1,5 +1,7 @@
 package dev.skewer.coordinator.query;
 
+import dev.skewer.core.result.FormattedResult;
+import dev.skewer.sketches.Aggregate;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
@@ -43,6 +45,39 @@ public record StoredResult(
     if (revision < 0) {
       throw new IllegalArgumentException("revision must be >= 0, was " + revision);
     }
+  }
+
+  /**
+   * The result a writer has just formatted, as {@link ResultParser} would read it back from {@code
+   * formatted}'s bytes (tested to be equal): a sum that is not finite was written as null and reads
+   * as NaN.
+   *
+   * @param windowEndMs the window end (for sessions: last event + 1)
+   */
+  public static StoredResult written(
+      String key,
+      long windowStartMs,
+      long windowEndMs,
+      int revision,
+      Aggregate aggregate,
+      boolean superseded,
+      FormattedResult formatted) {
+    double[] sums = new double[aggregate.spec().numericFields()];
+    for (int i = 0; i < sums.length; i++) {
+      double s = aggregate.sum(i);
+      sums[i] = Double.isFinite(s) ? s : Double.NaN;
+    }
+    return new StoredResult(
+        key,
+        windowStartMs,
+        windowEndMs,
+        revision,
+        aggregate.count(),
+        sums,
+        formatted.distinctEstimate(),
+        superseded,
+        formatted.provenanceText(),
+        formatted.bytes());
   }
 
   /** Estimated heap bytes: {@link #OVERHEAD_BYTES} + key + envelope + sums. */

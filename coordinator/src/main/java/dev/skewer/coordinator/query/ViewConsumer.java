@@ -47,12 +47,14 @@ public final class ViewConsumer implements AutoCloseable {
   private final ResultsView view;
   private final ResultParser parser;
   private final SideOutputStats side;
+  private final ResultHandoff handoff; // null: every result is parsed
   private final Clock clock;
   private final Thread thread;
   private final CountDownLatch caughtUp = new CountDownLatch(1);
   private volatile boolean stopping;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile long malformed;
+  private volatile long parsed; // written by the consumer thread only
   // the next offset to read per partition, kept across consumer restarts (consumer thread only)
   private final Map<TopicPartition, Long> positions = new HashMap<>();
 
@@ -63,6 +65,22 @@ public final class ViewConsumer implements AutoCloseable {
       ResultsView view,
       SideOutputStats side,
       Clock clock) {
+    this(job, kafka, clientId, view, side, null, clock);
+  }
+
+  /**
+   * @param handoff the results this process's coordinator wrote, taken instead of parsing their
+   *     records again (null: parse every record)
+   */
+  public ViewConsumer(
+      JobSpec job,
+      KafkaSettings kafka,
+      String clientId,
+      ResultsView view,
+      SideOutputStats side,
+      ResultHandoff handoff,
+      Clock clock) {
+    this.handoff = handoff;
     this.job = job;
     this.kafka = kafka;
     this.clientId = clientId;
@@ -83,6 +101,16 @@ public final class ViewConsumer implements AutoCloseable {
   /** Waits until the records present at start have been read (for tests and start-up). */
   public boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
     return caughtUp.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Result records parsed (not handed over by this process's coordinator). */
+  public long parsed() {
+    return parsed;
+  }
+
+  /** Result records this process's coordinator handed over, so not parsed. */
+  public long handedOver() {
+    return handoff == null ? 0 : handoff.taken();
   }
 
   /** Records that were not result envelopes of this job. */
@@ -123,9 +151,11 @@ public final class ViewConsumer implements AutoCloseable {
             view.markCaughtUp();
             caughtUp.countDown();
             LOG.info(
-                "query view caught up: {} windows, {} results read, {} late, {} DLQ",
+                "query view caught up: {} windows, {} results read ({} handed over by this"
+                    + " coordinator), {} late, {} DLQ",
                 view.windows().size(),
                 view.records(),
+                handedOver(),
                 side.late(),
                 side.dlq());
           }
@@ -216,12 +246,16 @@ public final class ViewConsumer implements AutoCloseable {
       if (r.value() == null) {
         return; // a tombstone: nothing the view holds is removed by the upsert log
       }
-      StoredResult result;
-      try {
-        result = parser.parse(r.value());
-      } catch (IllegalArgumentException e) {
-        malformed++;
-        return;
+      StoredResult result =
+          handoff == null ? null : handoff.take(r.partition(), r.offset(), r.value());
+      if (result == null) {
+        try {
+          result = parser.parse(r.value());
+          parsed++;
+        } catch (IllegalArgumentException e) {
+          malformed++;
+          return;
+        }
       }
       view.add(result, clock.millis(), r.timestamp());
     } else if (topic.equals(job.topics().late())) {

@@ -6,6 +6,7 @@ import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeyDecisions;
 import dev.skewer.coordinator.hotkey.HotKeyPublisher;
 import dev.skewer.coordinator.hotkey.HotKeyStatus;
+import dev.skewer.coordinator.query.ResultHandoff;
 import dev.skewer.coordinator.query.StageStatus;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
@@ -45,6 +46,7 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
 
   private final CoordinatorSettings settings;
   private final LongUnaryOperator lateEventsInWindow;
+  private final ResultHandoff handoff; // null: no query view in this process
   private final Map<Integer, Long> publishedFrontier = new HashMap<>();
   private final AtomicLong heldPartials = new AtomicLong();
   private MergeTasks tasks;
@@ -54,8 +56,21 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
 
   public CoordinatorVerticle(
       CoordinatorSettings settings, StageServices services, LongUnaryOperator lateEventsInWindow) {
+    this(settings, services, lateEventsInWindow, null);
+  }
+
+  /**
+   * @param handoff where every result written goes once acknowledged, for this process's query view
+   *     (null: nowhere)
+   */
+  public CoordinatorVerticle(
+      CoordinatorSettings settings,
+      StageServices services,
+      LongUnaryOperator lateEventsInWindow,
+      ResultHandoff handoff) {
     super(services);
     this.lateEventsInWindow = lateEventsInWindow;
+    this.handoff = handoff;
     this.settings = settings;
   }
 
@@ -70,6 +85,9 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
         "coordinator",
         id);
     ResultWriter results = new ResultWriter(job, registry, id, lateEventsInWindow);
+    if (handoff != null) {
+      results.handoff(handoff);
+    }
     return vertx
         .executeBlocking(this::prepare)
         .compose(

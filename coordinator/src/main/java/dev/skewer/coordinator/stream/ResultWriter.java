@@ -4,9 +4,12 @@ import dev.skewer.coordinator.CoordinatorMetrics;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.merge.FinalResult;
 import dev.skewer.coordinator.merge.SourceWatermarks;
+import dev.skewer.coordinator.query.ResultHandoff;
+import dev.skewer.coordinator.query.StoredResult;
 import dev.skewer.core.job.HoppingWindow;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.SessionWindow;
+import dev.skewer.core.result.FormattedResult;
 import dev.skewer.core.result.Provenance;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.sketches.Aggregate;
@@ -37,6 +40,7 @@ final class ResultWriter {
   private final boolean sessions;
   private final SketchSpec sketchSpec;
   private FanoutPolicy fanout; // null: hot keys disabled
+  private ResultHandoff handoff; // null: no query view in this process to hand results to
 
   /**
    * @param lateEventsInWindow the late events the coordinator has read from the late topic for the
@@ -59,6 +63,11 @@ final class ResultWriter {
 
   void fanout(FanoutPolicy policy) {
     this.fanout = policy;
+  }
+
+  /** Hands every result written, once acknowledged, to this process's query view. */
+  void handoff(ResultHandoff results) {
+    this.handoff = results;
   }
 
   /**
@@ -119,7 +128,8 @@ final class ResultWriter {
         r.superseded() ? formatter.resultKey(r.key(), r.supersededByStartMs()) : null;
     int revision = r.revision();
     Provenance provenance = provenance(r, watermarks);
-    byte[] value = format(r, revision, supersededBy, provenance);
+    FormattedResult formatted = format(r, revision, supersededBy, provenance);
+    byte[] value = formatted.bytes();
     boolean alreadyWritten = false;
     if (!written.isEmpty()) {
       // replaying after a failover: never write again what the previous owner wrote, never write
@@ -138,16 +148,32 @@ final class ResultWriter {
         } else {
           revision = Math.max(revision, w.revision() + 1);
           if (revision != r.revision()) {
-            value = format(r, revision, supersededBy, provenance);
+            formatted = format(r, revision, supersededBy, provenance);
+            value = formatted.bytes();
           }
           written.put(resultKey, revision, content);
         }
       }
     }
     if (!alreadyWritten) {
-      out.send(
+      ProducerRecord<byte[], byte[]> record =
           new ProducerRecord<>(
-              job.topics().results(), resultKey.getBytes(StandardCharsets.UTF_8), value));
+              job.topics().results(), resultKey.getBytes(StandardCharsets.UTF_8), value);
+      if (handoff == null) {
+        out.send(record);
+      } else {
+        ResultHandoff to = handoff;
+        StoredResult stored =
+            StoredResult.written(
+                r.key(),
+                r.windowStartMs(),
+                r.windowEndMs(),
+                revision,
+                r.aggregate(),
+                r.superseded(),
+                formatted);
+        out.send(record, (partition, offset) -> to.offer(partition, offset, stored));
+      }
       resultsOut.increment();
       if (revision > 0) {
         revisionsOut.increment();
@@ -160,8 +186,9 @@ final class ResultWriter {
     }
   }
 
-  private byte[] format(FinalResult r, int revision, String supersededBy, Provenance provenance) {
-    return formatter.format(
+  private FormattedResult format(
+      FinalResult r, int revision, String supersededBy, Provenance provenance) {
+    return formatter.formatResult(
         r.key(),
         r.windowStartMs(),
         r.windowEndMs(),

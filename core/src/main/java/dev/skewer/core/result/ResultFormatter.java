@@ -174,7 +174,36 @@ public final class ResultFormatter {
       String[] dimensions,
       String supersededBy,
       Provenance provenance) {
+    return formatResult(
+            key,
+            windowStartMs,
+            windowEndMs,
+            aggregate,
+            revision,
+            dimensions,
+            supersededBy,
+            provenance)
+        .bytes();
+  }
+
+  /**
+   * As {@link #format(String, long, long, Aggregate, int, String[], String, Provenance)}, with what
+   * a reader would otherwise parse back out of the bytes: the distinct estimate written and where
+   * the provenance object lies.
+   */
+  public FormattedResult formatResult(
+      String key,
+      long windowStartMs,
+      long windowEndMs,
+      Aggregate aggregate,
+      int revision,
+      String[] dimensions,
+      String supersededBy,
+      Provenance provenance) {
     Scratch scratch = SCRATCH.get();
+    double distinctEstimate = Double.NaN;
+    int provenanceFrom = -1;
+    int provenanceTo = -1;
     try {
       JsonGenerator g = scratch.generator;
       g.writeStartObject();
@@ -205,6 +234,7 @@ public final class ResultFormatter {
         DistinctEstimate d = aggregate.distinct();
         g.writeObjectFieldStart(distinctName);
         g.writeNumberField("estimate", d.estimate());
+        distinctEstimate = d.estimate();
         scratch.rse.write(g, "rse", d.relativeStandardError());
         g.writeEndObject();
       }
@@ -242,12 +272,15 @@ public final class ResultFormatter {
       g.writeNumberField("revision", revision);
       g.writeEndObject();
       if (provenance != null) {
+        g.writeObjectFieldStart(PROVENANCE);
+        provenanceFrom = scratch.position() - 1; // its '{'
         writeProvenance(g, provenance);
+        provenanceTo = scratch.position();
       }
       g.writeObjectFieldStart("user_attributes");
       g.writeEndObject();
       g.writeEndObject();
-      return scratch.take();
+      return new FormattedResult(scratch.take(), distinctEstimate, provenanceFrom, provenanceTo);
     } catch (IOException e) {
       SCRATCH.remove();
       throw new UncheckedIOException("writing to memory cannot fail", e);
@@ -279,6 +312,11 @@ public final class ResultFormatter {
         throw new UncheckedIOException(e);
       }
       generator.setRootValueSeparator(null);
+    }
+
+    /** Bytes written so far to the current result, the generator's buffer included. */
+    int position() {
+      return out.size() + generator.getOutputBuffered();
     }
 
     byte[] take() throws IOException {
@@ -337,8 +375,8 @@ public final class ResultFormatter {
   /** The name of the top-level provenance object. */
   public static final String PROVENANCE = "provenance";
 
+  /** The provenance object's content, its start already written. */
   private static void writeProvenance(JsonGenerator g, Provenance p) throws IOException {
-    g.writeObjectFieldStart(PROVENANCE);
     g.writeArrayFieldStart("sources");
     int[] partitions = p.sourcePartitions();
     long[] epochs = p.sourceEpochs();
