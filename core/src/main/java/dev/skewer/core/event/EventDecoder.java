@@ -16,9 +16,7 @@ import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Decodes one JSON event into a {@link DecodedEvent}, or names the reason it cannot.
@@ -109,7 +107,7 @@ public final class EventDecoder {
   private void add(String pointer, int target) {
     PathNode node = root;
     for (String segment : Pointers.segments(pointer)) {
-      node = node.children.computeIfAbsent(segment, s -> new PathNode());
+      node = node.child(segment, true);
     }
     int[] t = Arrays.copyOf(node.targets, node.targets.length + 1);
     t[t.length - 1] = target;
@@ -179,7 +177,7 @@ public final class EventDecoder {
 
   private void readObject(JsonParser p, PathNode node, DecodedEvent into) throws IOException {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
-      PathNode child = node.children.get(p.currentName());
+      PathNode child = node.child(p.currentName(), false);
       JsonToken v = p.nextToken();
       if (child == null) {
         p.skipChildren();
@@ -187,7 +185,7 @@ public final class EventDecoder {
       }
       if (v == JsonToken.START_OBJECT) {
         structured(child.targets);
-        if (child.children.isEmpty()) {
+        if (child.names.length == 0) {
           p.skipChildren();
         } else {
           readObject(p, child, into);
@@ -363,10 +361,38 @@ public final class EventDecoder {
     return negative ? -r : r;
   }
 
-  /** One pointer segment of the trie: what it feeds and where it continues. */
+  /**
+   * One pointer segment of the trie: what it feeds and where it continues. Its children are a few
+   * names (an event's mapped fields), held interned, as Jackson hands out field names: a lookup
+   * compares references first and reads characters only for a name Jackson did not intern.
+   */
   private static final class PathNode {
-    final Map<String, PathNode> children = new HashMap<>();
+    String[] names = new String[0];
+    PathNode[] children = new PathNode[0];
     int[] targets = new int[0];
+
+    /** The child named {@code name}, or null; {@code create} adds it when missing. */
+    PathNode child(String name, boolean create) {
+      for (int i = 0; i < names.length; i++) {
+        if (names[i] == name) {
+          return children[i];
+        }
+      }
+      for (int i = 0; i < names.length; i++) {
+        if (names[i].equals(name)) {
+          return children[i];
+        }
+      }
+      if (!create) {
+        return null;
+      }
+      PathNode child = new PathNode();
+      names = Arrays.copyOf(names, names.length + 1);
+      names[names.length - 1] = name.intern();
+      children = Arrays.copyOf(children, children.length + 1);
+      children[children.length - 1] = child;
+      return child;
+    }
   }
 
   /** ISO-8601 instants on a char range, without allocating on the happy path. */
