@@ -19,7 +19,9 @@ import org.openjdk.jmh.annotations.State;
  * Nanoseconds per event of the node's hot-key detection ({@link HotKeyDetector#update}) on a
  * workload's keys, fed as the node feeds it: a poll's batch of one partition's events at one clock
  * reading. Each key is a fresh string, as a decoded event's is. {@code W1}: 100,000 keys Zipf 1.1;
- * {@code W2}: the same with one key at 50 %.
+ * {@code W2}: the same with one key at 50 %. {@link #candidates}: nanoseconds per {@link
+ * HotKeyDetector#candidates} (once per partition and report tick) over a full window of the
+ * workload at 100,000 events/s.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -33,6 +35,7 @@ public class DetectorBenchmark {
 
   private String[] keys;
   private HotKeyDetector detector;
+  private HotKeyDetector full;
   private long nowMs;
 
   @Setup
@@ -46,6 +49,10 @@ public class DetectorBenchmark {
       keys[i] = e.key();
     }
     detector = new HotKeyDetector(HotKeyDetector.Config.defaults());
+    full = new HotKeyDetector(HotKeyDetector.Config.defaults());
+    for (int i = 0; i < 200_000; i++) { // 2 s at 100,000 events/s: every bucket of the window
+      full.update(new String(keys[i & (EVENTS - 1)]), i / 100);
+    }
   }
 
   /** One batch of {@value #BATCH} events; the clock moves 5 ms per batch (100,000 events/s). */
@@ -58,5 +65,11 @@ public class DetectorBenchmark {
     }
     nowMs += 5;
     return detector;
+  }
+
+  /** The keys reported over the full window (the clock stays inside its last bucket). */
+  @Benchmark
+  public Object candidates() {
+    return full.candidates(1_999);
   }
 }

@@ -150,24 +150,12 @@ public final class HotKeyDetector {
       return List.of();
     }
     long minCount = (long) Math.ceil(config.minShare() * events);
-    Map<String, long[]> guaranteed = new HashMap<>();
-    for (StreamSummary<String> sketch : sketches) {
-      if (sketch.size() == 0) {
-        continue;
-      }
-      for (Counter<String> c : sketch.topK(config.capacity())) {
-        long lower = c.getCount() - c.getError();
-        if (lower > 0) {
-          guaranteed.computeIfAbsent(c.getItem(), k -> new long[1])[0] += lower;
-        }
-      }
-    }
     double seconds = spanMs(nowMs) / 1000.0;
     List<HotKeyCandidate> out = new ArrayList<>();
-    for (Map.Entry<String, long[]> e : guaranteed.entrySet()) {
-      long count = e.getValue()[0];
+    for (Map.Entry<String, Long> e : guaranteedAtLeast(sketches, minCount).entrySet()) {
+      long count = e.getValue();
       double rate = count / seconds;
-      if (count >= minCount && rate >= config.minRate()) {
+      if (rate >= config.minRate()) {
         out.add(new HotKeyCandidate(e.getKey(), rate, Math.min(1.0, (double) count / events)));
       }
     }
@@ -176,6 +164,49 @@ public final class HotKeyDetector {
           int c = Double.compare(b.eventsPerSecond(), a.eventsPerSecond());
           return c != 0 ? c : a.key().compareTo(b.key());
         });
+    return out;
+  }
+
+  /**
+   * Each key's guaranteed count (its count minus its error) summed over {@code sketches}, for the
+   * keys whose sum is at least {@code minCount} (>= 1). Such a key has at least {@code minCount /
+   * sketches} in one of them, so only the keys that do are summed: a map of the few candidates, not
+   * of every counter of every sketch.
+   */
+  static Map<String, Long> guaranteedAtLeast(StreamSummary<String>[] sketches, long minCount) {
+    long inOne = Math.max(1, (minCount + sketches.length - 1) / sketches.length);
+    List<List<Counter<String>>> counters = new ArrayList<>(sketches.length);
+    Map<String, long[]> sums = new HashMap<>();
+    for (StreamSummary<String> sketch : sketches) {
+      if (sketch.size() == 0) {
+        continue;
+      }
+      List<Counter<String>> top = sketch.topK(sketch.getCapacity());
+      counters.add(top);
+      for (Counter<String> c : top) {
+        if (c.getCount() - c.getError() >= inOne) {
+          sums.putIfAbsent(c.getItem(), new long[1]);
+        }
+      }
+    }
+    if (sums.isEmpty()) {
+      return Map.of();
+    }
+    for (List<Counter<String>> top : counters) {
+      for (Counter<String> c : top) {
+        long lower = c.getCount() - c.getError();
+        long[] sum = lower > 0 ? sums.get(c.getItem()) : null;
+        if (sum != null) {
+          sum[0] += lower;
+        }
+      }
+    }
+    Map<String, Long> out = new HashMap<>();
+    for (Map.Entry<String, long[]> e : sums.entrySet()) {
+      if (e.getValue()[0] >= minCount) {
+        out.put(e.getKey(), e.getValue()[0]);
+      }
+    }
     return out;
   }
 

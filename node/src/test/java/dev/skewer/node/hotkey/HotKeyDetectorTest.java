@@ -2,7 +2,11 @@ package dev.skewer.node.hotkey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.clearspring.analytics.stream.Counter;
+import com.clearspring.analytics.stream.StreamSummary;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -86,5 +90,45 @@ class HotKeyDetectorTest {
         .isBetween(0.95 * EVENTS_PER_SECOND, 1.05 * EVENTS_PER_SECOND);
     assertThat(detector.windowEvents(timeOf(i) + 60_000)).isZero();
     assertThat(detector.candidates(timeOf(i) + 60_000)).isEmpty();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void shouldSumTheGuaranteedCountsOfEveryKeyThatReachesTheMinimum() {
+    // the candidates are found from the keys large in one sketch: the same keys and sums as adding
+    // up every counter of every sketch
+    for (long seed = 0; seed < 40; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      int capacity = 10 + random.nextInt(200);
+      StreamSummary<String>[] sketches = new StreamSummary[1 + random.nextInt(6)];
+      long events = 0;
+      for (int b = 0; b < sketches.length; b++) {
+        sketches[b] = new StreamSummary<>(capacity);
+        int n = random.nextInt(4) == 0 ? 0 : random.nextInt(20_000);
+        double skew = 0.5 + random.nextDouble() * 2;
+        for (int i = 0; i < n; i++) {
+          // a Zipf-like key: many small ones, a few large ones that move between sketches
+          int key = (int) Math.floor(Math.pow(random.nextDouble(), skew * 3) * 2_000);
+          sketches[b].offer("k" + (key + b * random.nextInt(2)));
+        }
+        events += n;
+      }
+      for (long minCount : new long[] {1, 2, 7, 50, Math.max(1, events / 500), events / 20 + 1}) {
+        Map<String, Long> expected = new HashMap<>();
+        for (StreamSummary<String> sketch : sketches) {
+          for (Counter<String> c : sketch.topK(capacity)) {
+            long lower = c.getCount() - c.getError();
+            if (lower > 0) {
+              expected.merge(c.getItem(), lower, Long::sum);
+            }
+          }
+        }
+        expected.values().removeIf(v -> v < minCount);
+
+        assertThat(HotKeyDetector.guaranteedAtLeast(sketches, minCount))
+            .as("seed %d minCount %d", seed, minCount)
+            .isEqualTo(expected);
+      }
+    }
   }
 }
