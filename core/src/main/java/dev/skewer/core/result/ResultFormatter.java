@@ -3,8 +3,10 @@ package dev.skewer.core.result;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.io.NumberOutput;
+import com.fasterxml.jackson.core.io.SerializedString;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.OutputSpec;
@@ -77,53 +79,90 @@ public final class ResultFormatter {
   private static final DateTimeFormatter TIMESTAMP =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
 
-  private final String event;
-  private final String guarantee;
-  private final String keyField;
-  private final String[] sumNames;
-  private final String[] minNames;
-  private final String[] maxNames;
-  private final String distinctName;
+  // names (and the two constant values) pre-encoded once: written as bytes, not escaped per result
+  private static final SerializableString EVENT = name("event");
+  private static final SerializableString TIMESTAMP_FIELD = name("timestamp");
+  private static final SerializableString GUARANTEE = name("guarantee");
+  private static final SerializableString VALUE = name("value");
+  private static final SerializableString SESSION_START_MS = name("session_start_ms");
+  private static final SerializableString SESSION_END_MS = name("session_end_ms");
+  private static final SerializableString EVENT_COUNT = name("event_count");
+  private static final SerializableString DURATION_MS = name("duration_ms");
+  private static final SerializableString WINDOW_START_MS = name("window_start_ms");
+  private static final SerializableString WINDOW_END_MS = name("window_end_ms");
+  private static final SerializableString ESTIMATE = name("estimate");
+  private static final SerializableString RSE = name("rse");
+  private static final SerializableString RANK_ERROR = name("rank_error");
+  private static final SerializableString ITEM = name("item");
+  private static final SerializableString ERROR = name("error");
+  private static final SerializableString SUPERSEDED_BY = name("superseded_by");
+  private static final SerializableString REVISION = name("revision");
+  private static final SerializableString PROVENANCE_FIELD = name("provenance");
+  private static final SerializableString USER_ATTRIBUTES = name("user_attributes");
+  private static final SerializableString SOURCES = name("sources");
+  private static final SerializableString PARTITION = name("partition");
+  private static final SerializableString EPOCH = name("epoch");
+  private static final SerializableString PARTITIONS_REPORTING = name("partitions_reporting");
+  private static final SerializableString PARTITIONS_EXPECTED = name("partitions_expected");
+  private static final SerializableString WATERMARK_MS = name("watermark_ms");
+  private static final SerializableString LATE_EVENTS = name("late_events");
+
+  private final SerializableString event;
+  private final SerializableString guarantee;
+  private final SerializableString keyField;
+  private final SerializableString[] sumNames;
+  private final SerializableString[] minNames;
+  private final SerializableString[] maxNames;
+  private final SerializableString distinctName;
   private final double[] quantiles;
-  private final String[] quantileNames;
-  private final String topName;
+  private final SerializableString[] quantileNames;
+  private final SerializableString topName;
   private final int heavyHitters;
-  private final String[] dimensionNames;
+  private final SerializableString[] dimensionNames;
   private final boolean sessions;
   // the last timestamp written: an immutable value, so threads racing on it only repeat the work
   private volatile FormattedTime lastTimestamp;
 
   public ResultFormatter(JobSpec job) {
-    this.event = job.name();
-    this.guarantee = job.guarantee().label();
+    this.event = name(job.name());
+    this.guarantee = name(job.guarantee().label());
     this.sessions = job.window() instanceof SessionWindow;
-    this.keyField = job.output().keyField();
+    this.keyField = name(job.output().keyField());
     List<NumericField> fields = job.input().numericFields();
-    this.sumNames = new String[fields.size()];
-    this.minNames = new String[fields.size()];
-    this.maxNames = new String[fields.size()];
+    this.sumNames = new SerializableString[fields.size()];
+    this.minNames = new SerializableString[fields.size()];
+    this.maxNames = new SerializableString[fields.size()];
     for (int i = 0; i < fields.size(); i++) {
-      sumNames[i] = "sum_" + fields.get(i).name();
-      minNames[i] = "min_" + fields.get(i).name();
-      maxNames[i] = "max_" + fields.get(i).name();
+      sumNames[i] = name("sum_" + fields.get(i).name());
+      minNames[i] = name("min_" + fields.get(i).name());
+      maxNames[i] = name("max_" + fields.get(i).name());
     }
     this.distinctName =
-        job.input().distinctPointer() == null ? null : "distinct_" + job.input().distinctName();
+        job.input().distinctPointer() == null
+            ? null
+            : name("distinct_" + job.input().distinctName());
     List<Double> qs = job.output().quantiles();
     boolean quantilesOn = job.input().quantilePointer() != null;
     this.quantiles = new double[quantilesOn ? qs.size() : 0];
-    this.quantileNames = new String[quantiles.length];
+    this.quantileNames = new SerializableString[quantiles.length];
     for (int i = 0; i < quantiles.length; i++) {
       quantiles[i] = qs.get(i);
-      quantileNames[i] = OutputSpec.quantileLabel(qs.get(i)) + "_" + job.input().quantileName();
+      quantileNames[i] =
+          name(OutputSpec.quantileLabel(qs.get(i)) + "_" + job.input().quantileName());
     }
     this.heavyHitters = job.output().heavyHitters();
     this.topName =
         job.input().frequencyPointer() == null || heavyHitters == 0
             ? null
-            : "top_" + job.input().frequencyName();
+            : name("top_" + job.input().frequencyName());
     this.dimensionNames =
-        job.input().dimensions().stream().map(d -> d.name()).toArray(String[]::new);
+        job.input().dimensions().stream()
+            .map(d -> name(d.name()))
+            .toArray(SerializableString[]::new);
+  }
+
+  private static SerializableString name(String text) {
+    return new SerializedString(text);
   }
 
   /**
@@ -207,20 +246,25 @@ public final class ResultFormatter {
     try {
       JsonGenerator g = scratch.generator;
       g.writeStartObject();
-      g.writeStringField("event", event);
-      g.writeStringField(keyField, key);
-      g.writeStringField("timestamp", timestamp(windowStartMs));
-      g.writeStringField("guarantee", guarantee);
-      g.writeObjectFieldStart("value");
+      g.writeFieldName(EVENT);
+      g.writeString(event);
+      g.writeFieldName(keyField);
+      g.writeString(key);
+      g.writeFieldName(TIMESTAMP_FIELD);
+      g.writeString(timestamp(windowStartMs));
+      g.writeFieldName(GUARANTEE);
+      g.writeString(guarantee);
+      g.writeFieldName(VALUE);
+      g.writeStartObject();
       if (sessions) {
-        g.writeNumberField("session_start_ms", windowStartMs);
-        g.writeNumberField("session_end_ms", windowEndMs - 1);
-        g.writeNumberField("event_count", aggregate.count());
-        g.writeNumberField("duration_ms", windowEndMs - 1 - windowStartMs);
+        number(g, SESSION_START_MS, windowStartMs);
+        number(g, SESSION_END_MS, windowEndMs - 1);
+        number(g, EVENT_COUNT, aggregate.count());
+        number(g, DURATION_MS, windowEndMs - 1 - windowStartMs);
       } else {
-        g.writeNumberField("window_start_ms", windowStartMs);
-        g.writeNumberField("window_end_ms", windowEndMs);
-        g.writeNumberField("event_count", aggregate.count());
+        number(g, WINDOW_START_MS, windowStartMs);
+        number(g, WINDOW_END_MS, windowEndMs);
+        number(g, EVENT_COUNT, aggregate.count());
       }
       for (int i = 0; i < sumNames.length; i++) {
         number(g, sumNames[i], aggregate.sum(i));
@@ -232,29 +276,33 @@ public final class ResultFormatter {
       }
       if (distinctName != null) {
         DistinctEstimate d = aggregate.distinct();
-        g.writeObjectFieldStart(distinctName);
-        g.writeNumberField("estimate", d.estimate());
+        g.writeFieldName(distinctName);
+        g.writeStartObject();
+        number(g, ESTIMATE, d.estimate());
         distinctEstimate = d.estimate();
-        scratch.rse.write(g, "rse", d.relativeStandardError());
+        scratch.rse.write(g, RSE, d.relativeStandardError());
         g.writeEndObject();
       }
       if (quantiles.length > 0 && aggregate.quantileCount() > 0) {
         QuantileEstimate[] estimates = aggregate.quantiles(quantiles);
         for (int i = 0; i < quantiles.length; i++) {
           QuantileEstimate q = estimates[i];
-          g.writeObjectFieldStart(quantileNames[i]);
-          number(g, "estimate", q.value());
-          scratch.rankError.write(g, "rank_error", q.rankError());
+          g.writeFieldName(quantileNames[i]);
+          g.writeStartObject();
+          number(g, ESTIMATE, q.value());
+          scratch.rankError.write(g, RANK_ERROR, q.rankError());
           g.writeEndObject();
         }
       }
       if (topName != null) {
-        g.writeArrayFieldStart(topName);
+        g.writeFieldName(topName);
+        g.writeStartArray();
         for (HeavyHitter h : aggregate.heavyHitters(heavyHitters)) {
           g.writeStartObject();
-          g.writeStringField("item", h.item());
-          g.writeNumberField("estimate", h.estimate());
-          g.writeNumberField("error", h.maxOverestimate());
+          g.writeFieldName(ITEM);
+          g.writeString(h.item());
+          number(g, ESTIMATE, h.estimate());
+          number(g, ERROR, h.maxOverestimate());
           g.writeEndObject();
         }
         g.writeEndArray();
@@ -262,22 +310,26 @@ public final class ResultFormatter {
       if (dimensions != null) {
         for (int i = 0; i < Math.min(dimensions.length, dimensionNames.length); i++) {
           if (dimensions[i] != null) {
-            g.writeStringField(dimensionNames[i], dimensions[i]);
+            g.writeFieldName(dimensionNames[i]);
+            g.writeString(dimensions[i]);
           }
         }
       }
       if (supersededBy != null) {
-        g.writeStringField("superseded_by", supersededBy);
+        g.writeFieldName(SUPERSEDED_BY);
+        g.writeString(supersededBy);
       }
-      g.writeNumberField("revision", revision);
+      number(g, REVISION, revision);
       g.writeEndObject();
       if (provenance != null) {
-        g.writeObjectFieldStart(PROVENANCE);
+        g.writeFieldName(PROVENANCE_FIELD);
+        g.writeStartObject();
         provenanceFrom = scratch.position() - 1; // its '{'
         writeProvenance(g, provenance);
         provenanceTo = scratch.position();
       }
-      g.writeObjectFieldStart("user_attributes");
+      g.writeFieldName(USER_ATTRIBUTES);
+      g.writeStartObject();
       g.writeEndObject();
       g.writeEndObject();
       return new FormattedResult(scratch.take(), distinctEstimate, provenanceFrom, provenanceTo);
@@ -332,9 +384,10 @@ public final class ResultFormatter {
     private long bits = Double.doubleToRawLongBits(Double.NaN);
     private String text;
 
-    void write(JsonGenerator g, String name, double v) throws IOException {
+    void write(JsonGenerator g, SerializableString name, double v) throws IOException {
       if (!Double.isFinite(v)) {
-        g.writeNullField(name);
+        g.writeFieldName(name);
+        g.writeNull();
         return;
       }
       if (Double.doubleToRawLongBits(v) != bits) {
@@ -377,32 +430,41 @@ public final class ResultFormatter {
 
   /** The provenance object's content, its start already written. */
   private static void writeProvenance(JsonGenerator g, Provenance p) throws IOException {
-    g.writeArrayFieldStart("sources");
+    g.writeFieldName(SOURCES);
+    g.writeStartArray();
     int[] partitions = p.sourcePartitions();
     long[] epochs = p.sourceEpochs();
     for (int i = 0; i < partitions.length; i++) {
       g.writeStartObject();
-      g.writeNumberField("partition", partitions[i]);
-      g.writeNumberField("epoch", epochs[i]);
+      number(g, PARTITION, partitions[i]);
+      number(g, EPOCH, epochs[i]);
       g.writeEndObject();
     }
     g.writeEndArray();
-    g.writeNumberField("partitions_reporting", p.partitionsReporting());
-    g.writeNumberField("partitions_expected", p.partitionsExpected());
+    number(g, PARTITIONS_REPORTING, p.partitionsReporting());
+    number(g, PARTITIONS_EXPECTED, p.partitionsExpected());
     if (p.watermarkMs() != Long.MIN_VALUE) {
-      g.writeNumberField("watermark_ms", p.watermarkMs());
+      number(g, WATERMARK_MS, p.watermarkMs());
     }
     if (p.lateEvents() >= 0) {
-      g.writeNumberField("late_events", p.lateEvents());
+      number(g, LATE_EVENTS, p.lateEvents());
     }
     g.writeEndObject();
   }
 
-  private static void number(JsonGenerator g, String name, double v) throws IOException {
+  /** A finite double, or null. */
+  private static void number(JsonGenerator g, SerializableString name, double v)
+      throws IOException {
+    g.writeFieldName(name);
     if (Double.isFinite(v)) {
-      g.writeNumberField(name, v);
+      g.writeNumber(v);
     } else {
-      g.writeNullField(name);
+      g.writeNull();
     }
+  }
+
+  private static void number(JsonGenerator g, SerializableString name, long v) throws IOException {
+    g.writeFieldName(name);
+    g.writeNumber(v);
   }
 }

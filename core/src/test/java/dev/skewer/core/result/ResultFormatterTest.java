@@ -193,6 +193,46 @@ class ResultFormatterTest {
   }
 
   @Test
+  void shouldWriteTheEnvelopeByteForByte() {
+    // the envelope is what consumers of the results topic parse and what a replay compares: its
+    // bytes (field order, number forms, escapes) are pinned here
+    JobSpec job = JobSpecLoader.parse(JOB, Map.of());
+    Aggregate agg = Aggregate.empty(job.toSketchSpec());
+    agg.update(new double[] {12.5, 0.25}, "u1", "ie", 12.5);
+    agg.update(new double[] {40.0, Double.NaN}, "u2", "ie", 40.0);
+    agg.update(new double[] {7.0, 1.5}, "u1", "fr", 7.0);
+
+    byte[] bytes =
+        new ResultFormatter(job)
+            .format(
+                "ad\"42",
+                START,
+                END,
+                agg,
+                1,
+                new String[] {"web", null},
+                null,
+                new Provenance(new int[] {0, 3}, new long[] {2, 5}, 2, 4, START + 12_000, 0));
+
+    assertThat(new String(bytes, StandardCharsets.UTF_8))
+        .isEqualTo(
+            "{\"event\":\"clicks\",\"ad\":\"ad\\\"42\",\"timestamp\":\"2023-11-14 22:13:20\","
+                + "\"guarantee\":\"at_least_once\",\"value\":{\"window_start_ms\":1700000000000,"
+                + "\"window_end_ms\":1700000010000,\"event_count\":3,\"sum_latency\":59.5,"
+                + "\"min_latency\":7.0,\"max_latency\":40.0,\"sum_cost\":1.75,\"min_cost\":0.25,"
+                + "\"max_cost\":1.5,\"distinct_user_id\":{\"estimate\":2,\"rse\":0.008125},"
+                + "\"p50_latency_ms\":{\"estimate\":12.5,\"rank_error\":0.0},"
+                + "\"p99_latency_ms\":{\"estimate\":40.0,\"rank_error\":0.0},"
+                + "\"p99_9_latency_ms\":{\"estimate\":40.0,\"rank_error\":0.0},"
+                + "\"top_country\":[{\"item\":\"ie\",\"estimate\":2,\"error\":0},"
+                + "{\"item\":\"fr\",\"estimate\":1,\"error\":0}],\"channel\":\"web\",\"revision\":1},"
+                + "\"provenance\":{\"sources\":[{\"partition\":0,\"epoch\":2},"
+                + "{\"partition\":3,\"epoch\":5}],\"partitions_reporting\":2,"
+                + "\"partitions_expected\":4,\"watermark_ms\":1700000012000,\"late_events\":0},"
+                + "\"user_attributes\":{}}");
+  }
+
+  @Test
   void shouldWriteNullForANonFiniteSumAndEscapeKeys() throws Exception {
     JobSpec job =
         JobSpecLoader.parse(
