@@ -100,21 +100,8 @@ public final class QuerySide implements AutoCloseable {
    * Starts the query side of one coordinator.
    *
    * @param ownStatus the merge stage's status of the partitions this coordinator owns
-   */
-  public static QuerySide start(
-      JobSpec job,
-      KafkaSettings kafka,
-      String coordinatorId,
-      QuerySettings settings,
-      HazelcastInstance hazelcast,
-      Clock clock,
-      Supplier<List<StageStatus>> ownStatus) {
-    return start(job, kafka, coordinatorId, settings, hazelcast, clock, ownStatus, null);
-  }
-
-  /**
-   * As above, with the results this process's coordinator writes handed to the view (null: the view
-   * parses every result it reads).
+   * @param handoff the results this process's coordinator writes, handed to the view so it need not
+   *     parse them back (null: the view parses every result it reads)
    */
   public static QuerySide start(
       JobSpec job,

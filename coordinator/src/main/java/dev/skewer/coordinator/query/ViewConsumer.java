@@ -58,16 +58,6 @@ public final class ViewConsumer implements AutoCloseable {
   // the next offset to read per partition, kept across consumer restarts (consumer thread only)
   private final Map<TopicPartition, Long> positions = new HashMap<>();
 
-  public ViewConsumer(
-      JobSpec job,
-      KafkaSettings kafka,
-      String clientId,
-      ResultsView view,
-      SideOutputStats side,
-      Clock clock) {
-    this(job, kafka, clientId, view, side, null, clock);
-  }
-
   /**
    * @param handoff the results this process's coordinator wrote, taken instead of parsing their
    *     records again (null: parse every record)

@@ -54,11 +54,6 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   private volatile HotKeyDecisions hotKeys; // null: hot keys disabled
   private volatile List<StageStatus> stageStatus = List.of(); // for the query API
 
-  public CoordinatorVerticle(
-      CoordinatorSettings settings, StageServices services, LongUnaryOperator lateEventsInWindow) {
-    this(settings, services, lateEventsInWindow, null);
-  }
-
   /**
    * @param handoff where every result written goes once acknowledged, for this process's query view
    *     (null: nowhere)

@@ -1,10 +1,13 @@
 package dev.skewer.coordinator.query;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.sketches.Aggregate;
 import java.util.Map;
+import java.util.Random;
 
 /** A job with every metric, and result envelopes written by the real {@link ResultFormatter}. */
 public final class QueryFixtures {
@@ -58,5 +61,48 @@ public final class QueryFixtures {
   public static StoredResult result(
       JobSpec job, String key, long startMs, int count, double value, int users, int revision) {
     return new ResultParser(job).parse(envelope(job, key, startMs, count, value, users, revision));
+  }
+
+  /**
+   * A random aggregate of the job's shape: none to 300 events, a fifth of the numeric values
+   * missing, now and then a sum that overflows (written as null).
+   */
+  public static Aggregate randomAggregate(JobSpec job, Random random) {
+    int numeric = job.toSketchSpec().numericFields();
+    Aggregate a = Aggregate.empty(job.toSketchSpec());
+    int n = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(300);
+    for (int e = 0; e < n; e++) {
+      double[] values = new double[numeric];
+      for (int f = 0; f < numeric; f++) {
+        values[f] = random.nextInt(5) == 0 ? Double.NaN : random.nextGaussian() * 1e3;
+      }
+      a.update(
+          values,
+          "u" + random.nextInt(50),
+          "p" + random.nextInt(7),
+          numeric > 0 ? values[0] : random.nextDouble());
+    }
+    if (random.nextInt(20) == 0 && numeric > 0) {
+      double[] huge = new double[numeric];
+      huge[0] = Double.MAX_VALUE; // twice: the sum overflows and is written as null
+      a.update(huge, null, null, Double.NaN);
+      a.update(huge, null, null, Double.NaN);
+    }
+    return a;
+  }
+
+  /** Asserts that two results say the same, field by field (their envelopes' bytes too). */
+  public static void assertSameResult(StoredResult actual, StoredResult expected) {
+    assertThat(actual.key()).isEqualTo(expected.key());
+    assertThat(actual.windowStartMs()).isEqualTo(expected.windowStartMs());
+    assertThat(actual.windowEndMs()).isEqualTo(expected.windowEndMs());
+    assertThat(actual.revision()).isEqualTo(expected.revision());
+    assertThat(actual.count()).isEqualTo(expected.count());
+    assertThat(actual.sums()).containsExactly(expected.sums());
+    assertThat(Double.valueOf(actual.distinct())).isEqualTo(Double.valueOf(expected.distinct()));
+    assertThat(actual.superseded()).isEqualTo(expected.superseded());
+    assertThat(actual.provenance()).isEqualTo(expected.provenance());
+    assertThat(actual.envelope()).isEqualTo(expected.envelope());
+    assertThat(actual.estimatedBytes()).isEqualTo(expected.estimatedBytes());
   }
 }

@@ -30,23 +30,8 @@ class ResultParserTest {
       ResultParser parser = new ResultParser(job);
       TreeResultParser reference = new TreeResultParser(job);
       Random random = new Random(11);
-      int numeric = job.toSketchSpec().numericFields();
       for (int i = 0; i < 300; i++) {
-        Aggregate a = Aggregate.empty(job.toSketchSpec());
-        int n = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(300);
-        for (int e = 0; e < n; e++) {
-          double[] values = new double[numeric];
-          for (int f = 0; f < numeric; f++) {
-            values[f] = random.nextInt(5) == 0 ? Double.NaN : random.nextGaussian() * 1e3;
-          }
-          a.update(values, "u" + random.nextInt(50), "p" + random.nextInt(7), values[0]);
-        }
-        if (random.nextInt(20) == 0 && numeric > 0) {
-          double[] huge = new double[numeric];
-          huge[0] = Double.MAX_VALUE; // twice: the sum overflows and is written as null
-          a.update(huge, null, null, Double.NaN);
-          a.update(huge, null, null, Double.NaN);
-        }
+        Aggregate a = QueryFixtures.randomAggregate(job, random);
         Provenance provenance =
             random.nextBoolean()
                 ? null
@@ -118,15 +103,7 @@ class ResultParserTest {
   }
 
   private static void assertSame(StoredResult actual, StoredResult expected) {
-    assertThat(actual.key()).isEqualTo(expected.key());
-    assertThat(actual.windowStartMs()).isEqualTo(expected.windowStartMs());
-    assertThat(actual.windowEndMs()).isEqualTo(expected.windowEndMs());
-    assertThat(actual.revision()).isEqualTo(expected.revision());
-    assertThat(actual.count()).isEqualTo(expected.count());
-    assertThat(actual.sums()).containsExactly(expected.sums());
-    assertThat(Double.valueOf(actual.distinct())).isEqualTo(Double.valueOf(expected.distinct()));
-    assertThat(actual.superseded()).isEqualTo(expected.superseded());
-    assertThat(actual.provenance()).isEqualTo(expected.provenance());
+    QueryFixtures.assertSameResult(actual, expected);
     assertThat(actual.envelope()).isSameAs(expected.envelope());
   }
 }

@@ -75,7 +75,8 @@ class ResultsViewRebuildIT {
               QuerySettings.defaults(),
               null,
               Clock.systemUTC(),
-              List::of)) {
+              List::of,
+              null)) {
         // when: the coordinator's view has read the topic
         assertThat(query.awaitCaughtUp(Duration.ofSeconds(60))).isTrue();
 
