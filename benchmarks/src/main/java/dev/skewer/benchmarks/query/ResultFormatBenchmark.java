@@ -1,11 +1,6 @@
 package dev.skewer.benchmarks.query;
 
-import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.result.Provenance;
 import dev.skewer.core.result.ResultFormatter;
-import dev.skewer.launcher.cli.JobResources;
-import dev.skewer.sketches.Aggregate;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,39 +20,28 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class ResultFormatBenchmark {
   private static final int RESULTS = 1 << 10;
-  private static final long START = 1_700_000_000_000L;
 
-  private Aggregate[] aggregates;
-  private String[] keys;
+  private W1Results results;
   private ResultFormatter formatter;
-  private Provenance provenance;
   private int i;
 
   @Setup
   public void setUp() {
-    JobSpec job = JobResources.load("w1.yaml");
-    formatter = new ResultFormatter(job);
-    Random r = new Random(1);
-    aggregates = new Aggregate[RESULTS];
-    keys = new String[RESULTS];
-    for (int k = 0; k < RESULTS; k++) {
-      Aggregate a = Aggregate.empty(job.toSketchSpec());
-      int n = 1 + r.nextInt(30);
-      for (int e = 0; e < n; e++) {
-        double value = Math.round(Math.exp(r.nextGaussian()) * 20_000) / 1000.0;
-        a.update(new double[] {value}, "u" + r.nextInt(1_000_000), null, value);
-      }
-      aggregates[k] = a;
-      keys[k] = "ad" + r.nextInt(100_000);
-    }
-    provenance =
-        new Provenance(new int[] {0, 1, 2, 3}, new long[] {1, 1, 1, 1}, 4, 4, START + 12_000, 0);
+    results = new W1Results(RESULTS, 1);
+    formatter = new ResultFormatter(results.job);
   }
 
   @Benchmark
   public byte[] formatW1Result() {
     int k = i++ & (RESULTS - 1);
     return formatter.format(
-        keys[k], START, START + 10_000, aggregates[k], 0, null, null, provenance);
+        results.keys[k],
+        W1Results.START,
+        W1Results.END,
+        results.aggregates[k],
+        0,
+        null,
+        null,
+        W1Results.PROVENANCE);
   }
 }
