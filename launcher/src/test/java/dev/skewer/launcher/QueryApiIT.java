@@ -149,6 +149,7 @@ class QueryApiIT {
                   });
 
           // and the latest closed window is the newest one, its top-K exact for every k
+          Map<Long, JsonArray> topByWindow = new HashMap<>();
           JsonObject latest = get(contract, port, "topk", "/api/v1/topk?k=3");
           assertThat(latest.getLong("window_start_ms")).isEqualTo(newest);
           for (Map.Entry<Long, List<ExactWindow>> e : byWindow.entrySet()) {
@@ -160,6 +161,7 @@ class QueryApiIT {
                     .reversed()
                     .thenComparing(ExactWindow::key));
             JsonArray keys = top.getJsonArray("keys");
+            topByWindow.put(e.getKey(), keys);
             assertThat(keys).hasSize(expected.size());
             for (int i = 0; i < expected.size(); i++) {
               assertThat(keys.getJsonObject(i).getString("key")).isEqualTo(expected.get(i).key());
@@ -227,6 +229,16 @@ class QueryApiIT {
                           : got.getJsonObject("result")
                               .getJsonObject("value")
                               .getValue("provenance"));
+              // and the top-K entry of the key in that window carries the same provenance
+              JsonObject entry =
+                  topByWindow.get(w.windowStartMs()).stream()
+                      .map(JsonObject.class::cast)
+                      .filter(k -> k.getString("key").equals(key))
+                      .findFirst()
+                      .orElseThrow();
+              assertThat(entry.getJsonObject("provenance"))
+                  .isNotNull()
+                  .isEqualTo(got.getValue("provenance"));
             }
           }
 

@@ -278,20 +278,20 @@ public final class QueryService {
     if (job.input().distinctPointer() != null) {
       e.put("distinct", finite(r.distinct()));
     }
-    JsonObject provenance = provenance(new JsonObject(Buffer.buffer(r.envelope())));
+    JsonObject provenance = provenance(r);
     if (provenance != null) {
       e.put("provenance", provenance);
     }
     return e;
   }
 
-  /** The envelope's provenance object (in {@code value} or at the top level), or null. */
-  static JsonObject provenance(JsonObject envelope) {
-    Object p = envelope.getValue("provenance");
-    if (p == null && envelope.getValue("value") instanceof JsonObject v) {
-      p = v.getValue("provenance");
-    }
-    return p instanceof JsonObject o ? o : null;
+  /**
+   * The result's provenance object (the envelope's, at the top level or in {@code value}), read
+   * alone from where the envelope has it; null when it has none.
+   */
+  private static JsonObject provenance(StoredResult r) {
+    String text = r.provenanceText();
+    return text == null ? null : new JsonObject(text);
   }
 
   private static Double finite(double d) {
@@ -335,7 +335,8 @@ public final class QueryService {
               t.sums(),
               t.distinct(),
               false,
-              null,
+              StoredResult.NO_PROVENANCE,
+              StoredResult.NO_PROVENANCE,
               new byte[0]));
     }
     ranked.sort(ranking.order());
@@ -428,7 +429,7 @@ public final class QueryService {
               .put("exact", exact(value))
               .put("estimates", estimates(value))
               .put("late_events_in_window", side.lateInWindow(r.windowStartMs()))
-              .put("provenance", provenance(envelope))
+              .put("provenance", provenance(r))
               .put("result", envelope);
       windows.add(w);
     }

@@ -8,7 +8,6 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.NumericField;
 import dev.skewer.core.job.SessionWindow;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -16,9 +15,9 @@ import java.util.List;
  * writes) into a {@link StoredResult}, with the field names the job implies. Thread-safe.
  *
  * <p>One streaming pass over the bytes: the fields the view needs are read, everything else is
- * skipped unparsed, and the provenance object is kept as the envelope's own text (the view reads
- * every result the cluster writes, so it builds no tree). When a field appears twice the last one
- * counts.
+ * skipped unparsed, and the provenance object is kept as where the envelope has it (the view reads
+ * every result the cluster writes, so it builds no tree and copies nothing out). When a field
+ * appears twice the last one counts.
  */
 public final class ResultParser {
 
@@ -62,16 +61,16 @@ public final class ResultParser {
       }
       String key = null;
       Fields value = null;
-      String provenance = null;
+      Span provenance = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         JsonToken t = p.nextToken();
         if (name.equals(keyField)) {
           key = string(p, t, name);
         } else if (name.equals("value")) {
-          value = t == JsonToken.VALUE_NULL ? null : readValue(p, t, envelope);
+          value = t == JsonToken.VALUE_NULL ? null : readValue(p, t);
         } else if (name.equals("provenance")) {
-          provenance = rawObject(p, t, envelope);
+          provenance = rawObject(p, t);
         } else {
           p.skipChildren();
         }
@@ -98,6 +97,7 @@ public final class ResultParser {
         sums[i] = value.sums[i] == null ? Double.NaN : value.sums[i].doubleValue();
       }
       double distinct = value.distinct == null ? Double.NaN : value.distinct.doubleValue();
+      Span where = provenance != null ? provenance : value.provenance;
       return new StoredResult(
           key,
           start,
@@ -107,7 +107,8 @@ public final class ResultParser {
           sums,
           distinct,
           value.superseded,
-          provenance != null ? provenance : value.provenance,
+          where == null ? StoredResult.NO_PROVENANCE : where.from,
+          where == null ? StoredResult.NO_PROVENANCE : where.to,
           envelope);
     } catch (IOException e) {
       throw new IllegalArgumentException("not a JSON object: " + e.getMessage(), e);
@@ -125,10 +126,10 @@ public final class ResultParser {
     final Number[] sums = new Number[sumNames.length];
     Number distinct;
     boolean superseded;
-    String provenance; // where envelopes before the top-level object kept it
+    Span provenance; // where envelopes before the top-level object kept it
   }
 
-  private Fields readValue(JsonParser p, JsonToken t, byte[] envelope) throws IOException {
+  private Fields readValue(JsonParser p, JsonToken t) throws IOException {
     if (t != JsonToken.START_OBJECT) {
       throw wrongType("value");
     }
@@ -147,7 +148,7 @@ public final class ResultParser {
           f.superseded = v != JsonToken.VALUE_NULL;
           p.skipChildren();
         }
-        case "provenance" -> f.provenance = rawObject(p, v, envelope);
+        case "provenance" -> f.provenance = rawObject(p, v);
         default -> {
           int sum = sumIndex(name);
           if (sum >= 0) {
@@ -211,16 +212,18 @@ public final class ResultParser {
     return p.getText();
   }
 
-  /** An object's text as the envelope has it; null for JSON null or anything but an object. */
-  private static String rawObject(JsonParser p, JsonToken t, byte[] envelope) throws IOException {
+  /** Where an object lies in the envelope, {@code to} exclusive. */
+  private record Span(int from, int to) {}
+
+  /** Where an object is in the envelope; null for JSON null or anything but an object. */
+  private static Span rawObject(JsonParser p, JsonToken t) throws IOException {
     if (t != JsonToken.START_OBJECT) {
       p.skipChildren();
       return null;
     }
     int from = (int) p.currentTokenLocation().getByteOffset();
     p.skipChildren();
-    int to = (int) p.currentLocation().getByteOffset();
-    return new String(envelope, from, to - from, StandardCharsets.UTF_8);
+    return new Span(from, (int) p.currentLocation().getByteOffset());
   }
 
   private static IllegalArgumentException wrongType(String field) {

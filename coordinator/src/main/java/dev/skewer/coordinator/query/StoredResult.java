@@ -7,7 +7,9 @@ import java.util.Objects;
 
 /**
  * One (key, window) result as the results topic holds it: the fields the top-K ranks by, and the
- * envelope's bytes, verbatim, for everything else (estimates, provenance).
+ * envelope's bytes, verbatim, for everything else (estimates, provenance). The provenance object is
+ * where the envelope has it, by position: the API reads that object alone without parsing the
+ * envelope, and the view holds no second copy of it.
  *
  * @param key the key
  * @param windowStartMs the window (session) start
@@ -17,7 +19,9 @@ import java.util.Objects;
  * @param sums the sum of each numeric field, job order (NaN where the envelope had null)
  * @param distinct the distinct-count estimate, NaN when the job counts none
  * @param superseded whether this session was merged into another one
- * @param provenance the envelope's provenance object as JSON text, or null when it has none
+ * @param provenanceFrom where the envelope's provenance object starts in {@code envelope} (its
+ *     {@code '{'}), {@link #NO_PROVENANCE} when it has none
+ * @param provenanceTo where it ends (just after its {@code '}'}), {@link #NO_PROVENANCE} when none
  * @param envelope the record value (UTF-8 JSON), not copied: treat as immutable
  */
 public record StoredResult(
@@ -29,8 +33,12 @@ public record StoredResult(
     double[] sums,
     double distinct,
     boolean superseded,
-    String provenance,
+    int provenanceFrom,
+    int provenanceTo,
     byte[] envelope) {
+
+  /** The provenance position of a result whose envelope has no provenance object. */
+  public static final int NO_PROVENANCE = -1;
 
   /**
    * Heap bytes a stored result takes besides its key and envelope: the record, the sums array, the
@@ -44,6 +52,20 @@ public record StoredResult(
     Objects.requireNonNull(envelope, "envelope");
     if (revision < 0) {
       throw new IllegalArgumentException("revision must be >= 0, was " + revision);
+    }
+    boolean none = provenanceFrom == NO_PROVENANCE && provenanceTo == NO_PROVENANCE;
+    if (!none
+        && (provenanceFrom < 0
+            || provenanceTo <= provenanceFrom
+            || provenanceTo > envelope.length)) {
+      throw new IllegalArgumentException(
+          "provenance must lie within the envelope's "
+              + envelope.length
+              + " bytes, was ["
+              + provenanceFrom
+              + ", "
+              + provenanceTo
+              + ")");
     }
   }
 
@@ -76,17 +98,22 @@ public record StoredResult(
         sums,
         formatted.distinctEstimate(),
         superseded,
-        formatted.provenanceText(),
+        formatted.provenanceFrom(),
+        formatted.provenanceTo(),
         formatted.bytes());
   }
 
   /** Estimated heap bytes: {@link #OVERHEAD_BYTES} + key + envelope + sums. */
   public long estimatedBytes() {
-    return OVERHEAD_BYTES
-        + 2L * key.length()
-        + envelope.length
-        + 8L * sums.length
-        + (provenance == null ? 0 : 40 + provenance.length());
+    return OVERHEAD_BYTES + 2L * key.length() + envelope.length + 8L * sums.length;
+  }
+
+  /** The envelope's provenance object as its text, or null when it has none. */
+  public String provenanceText() {
+    return provenanceFrom == NO_PROVENANCE
+        ? null
+        : new String(
+            envelope, provenanceFrom, provenanceTo - provenanceFrom, StandardCharsets.UTF_8);
   }
 
   /** The envelope as text. */

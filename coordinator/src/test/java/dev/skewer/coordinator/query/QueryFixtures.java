@@ -101,7 +101,9 @@ public final class QueryFixtures {
     assertThat(actual.sums()).containsExactly(expected.sums());
     assertThat(Double.valueOf(actual.distinct())).isEqualTo(Double.valueOf(expected.distinct()));
     assertThat(actual.superseded()).isEqualTo(expected.superseded());
-    assertThat(actual.provenance()).isEqualTo(expected.provenance());
+    assertThat(actual.provenanceText()).isEqualTo(expected.provenanceText());
+    assertThat(actual.provenanceFrom()).isEqualTo(expected.provenanceFrom());
+    assertThat(actual.provenanceTo()).isEqualTo(expected.provenanceTo());
     assertThat(actual.envelope()).isEqualTo(expected.envelope());
     assertThat(actual.estimatedBytes()).isEqualTo(expected.estimatedBytes());
   }

@@ -66,7 +66,17 @@ class ResultHandoffTest {
 
   private static StoredResult result(String key, String json) {
     return new StoredResult(
-        key, 0, 10, 0, 1, new double[] {1.5}, Double.NaN, false, null, bytes(json));
+        key,
+        0,
+        10,
+        0,
+        1,
+        new double[] {1.5},
+        Double.NaN,
+        false,
+        StoredResult.NO_PROVENANCE,
+        StoredResult.NO_PROVENANCE,
+        bytes(json));
   }
 
   private static byte[] bytes(String s) {

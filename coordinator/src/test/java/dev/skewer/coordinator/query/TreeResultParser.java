@@ -6,6 +6,8 @@ import dev.skewer.core.job.SessionWindow;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -76,24 +78,45 @@ final class TreeResultParser {
         }
       }
       boolean superseded = value.getValue("superseded_by") != null;
-      Object provenance = root.getValue("provenance");
-      if (provenance == null) {
-        provenance = value.getValue("provenance");
+      Object top = root.getValue("provenance");
+      Object provenance = top != null ? top : value.getValue("provenance");
+      int from = StoredResult.NO_PROVENANCE;
+      int to = StoredResult.NO_PROVENANCE;
+      if (provenance instanceof JsonObject p) {
+        // where the object, as Vert.x writes it, is in the envelope (the envelopes tested hold one
+        // provenance object: the top-level one follows the value object, a legacy one is inside it)
+        byte[] field = ("\"provenance\":" + p.encode()).getBytes(StandardCharsets.UTF_8);
+        int at = top != null ? lastIndexOf(envelope, field) : indexOf(envelope, field);
+        if (at < 0) {
+          throw new IllegalStateException(
+              "the provenance object is not in the envelope as written");
+        }
+        from = at + "\"provenance\":".length();
+        to = at + field.length;
       }
       return new StoredResult(
-          key,
-          start,
-          end,
-          revision,
-          count,
-          sums,
-          distinct,
-          superseded,
-          provenance instanceof JsonObject p ? p.encode() : null,
-          envelope);
+          key, start, end, revision, count, sums, distinct, superseded, from, to, envelope);
     } catch (ClassCastException e) {
       throw new IllegalArgumentException("a field has the wrong type: " + e.getMessage(), e);
     }
+  }
+
+  private static int indexOf(byte[] in, byte[] part) {
+    for (int i = 0; i + part.length <= in.length; i++) {
+      if (Arrays.equals(in, i, i + part.length, part, 0, part.length)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static int lastIndexOf(byte[] in, byte[] part) {
+    for (int i = in.length - part.length; i >= 0; i--) {
+      if (Arrays.equals(in, i, i + part.length, part, 0, part.length)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static long required(JsonObject value, String field) {

@@ -82,7 +82,7 @@ class HandedOverResultsTest {
 
   private static void assertSame(StoredResult actual, StoredResult expected) {
     QueryFixtures.assertSameResult(actual, expected);
-    assertThat(actual.provenance()).isNotNull();
+    assertThat(actual.provenanceText()).isNotNull();
     assertThat(actual.envelope()).isSameAs(expected.envelope());
   }
 }

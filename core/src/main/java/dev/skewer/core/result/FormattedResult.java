@@ -1,7 +1,5 @@
 package dev.skewer.core.result;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * A result envelope as {@link ResultFormatter} wrote it, with what a reader would otherwise parse
  * back out of it.
@@ -13,12 +11,4 @@ import java.nio.charset.StandardCharsets;
  * @param provenanceTo where it ends (just after its {@code '}'}), -1 when none
  */
 public record FormattedResult(
-    byte[] bytes, double distinctEstimate, int provenanceFrom, int provenanceTo) {
-
-  /** The provenance object's text as the envelope has it, or null when it has none. */
-  public String provenanceText() {
-    return provenanceFrom < 0
-        ? null
-        : new String(bytes, provenanceFrom, provenanceTo - provenanceFrom, StandardCharsets.UTF_8);
-  }
-}
+    byte[] bytes, double distinctEstimate, int provenanceFrom, int provenanceTo) {}
