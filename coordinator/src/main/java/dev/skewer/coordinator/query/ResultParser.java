@@ -70,7 +70,7 @@ public final class ResultParser {
         } else if (name.equals("value")) {
           value = t == JsonToken.VALUE_NULL ? null : readValue(p, t);
         } else if (name.equals("provenance")) {
-          provenance = rawObject(p, t);
+          provenance = objectSpan(p, t);
         } else {
           p.skipChildren();
         }
@@ -148,7 +148,7 @@ public final class ResultParser {
           f.superseded = v != JsonToken.VALUE_NULL;
           p.skipChildren();
         }
-        case "provenance" -> f.provenance = rawObject(p, v);
+        case "provenance" -> f.provenance = objectSpan(p, v);
         default -> {
           int sum = sumIndex(name);
           if (sum >= 0) {
@@ -216,7 +216,7 @@ public final class ResultParser {
   private record Span(int from, int to) {}
 
   /** Where an object is in the envelope; null for JSON null or anything but an object. */
-  private static Span rawObject(JsonParser p, JsonToken t) throws IOException {
+  private static Span objectSpan(JsonParser p, JsonToken t) throws IOException {
     if (t != JsonToken.START_OBJECT) {
       p.skipChildren();
       return null;
