@@ -521,8 +521,7 @@ class PartitionRuntimeTest {
 
       // when partition 0 is revoked while its take-over is taking an epoch, and the group gives
       // it to the next owner (another process on the same store) once the revocation is done
-      h.assign(1);
-      h.consumer.schedulePollTask(() -> nextOwners.set(shared.nextEpoch("test/in/0")));
+      h.assign(() -> nextOwners.set(shared.nextEpoch("test/in/0")), 1);
       Thread.sleep(300);
       assertThat(nextOwners.get()).as("the revocation waits for the epoch being taken").isZero();
       store.open();

@@ -154,6 +154,18 @@ final class RuntimeHarness implements AutoCloseable {
 
   /** The group assigns exactly these partitions (revoking the others), from the poll thread. */
   void assign(int... partitions) {
+    assign(() -> {}, partitions);
+  }
+
+  /**
+   * The group assigns exactly these partitions (revoking the others), from the poll thread, then
+   * runs {@code next} there once the rebalance callbacks have returned (a revocation is done
+   * waiting for what it waits for). What the group does after a revocation must be scheduled this
+   * way, not by a second poll task from the test thread: the mock consumer is locked while a poll
+   * task runs, so a test thread that comes late would wait for the revocation to end and schedule
+   * it only then.
+   */
+  void assign(Runnable next, int... partitions) {
     List<TopicPartition> tps = new ArrayList<>();
     Map<TopicPartition, Long> beginnings = new HashMap<>();
     for (int p : partitions) {
@@ -162,7 +174,11 @@ final class RuntimeHarness implements AutoCloseable {
       beginnings.put(tp, 0L);
     }
     consumer.updateBeginningOffsets(beginnings);
-    consumer.schedulePollTask(() -> consumer.rebalance(tps));
+    consumer.schedulePollTask(
+        () -> {
+          consumer.rebalance(tps);
+          next.run();
+        });
   }
 
   /**
