@@ -130,8 +130,9 @@ public final class DeployedBench implements Callable<Integer> {
       names = "--jfr",
       paramLabel = "DIR",
       description =
-          "Record a JFR profile (settings=profile) of every process and of the broker during"
-              + " each run into DIR (<run>-<process>.jfr); summarise with 'bench profile'.")
+          "Record a JFR profile (settings=profile; for the Skewer processes every JIT compilation"
+              + " too) of every process and of the broker during each run into DIR"
+              + " (<run>-<process>.jfr); summarise with 'bench profile'.")
   Path jfrDir;
 
   @Option(

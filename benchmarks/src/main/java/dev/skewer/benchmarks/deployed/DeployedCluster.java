@@ -1,5 +1,6 @@
 package dev.skewer.benchmarks.deployed;
 
+import dev.skewer.benchmarks.profile.ProfileSummary;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.net.FreePorts;
@@ -90,7 +91,9 @@ final class DeployedCluster {
       }
       if (jfrDir != null) {
         command.add(
-            "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+            "-XX:StartFlightRecording=settings=profile,"
+                + ProfileSummary.EVERY_COMPILATION
+                + ",dumponexit=true,filename="
                 + jfrDir.resolve(runLabel + "-" + name + ".jfr"));
       }
       command.addAll(

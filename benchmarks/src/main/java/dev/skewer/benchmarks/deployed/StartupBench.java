@@ -87,7 +87,7 @@ public final class StartupBench implements Callable<Integer> {
       names = "--jfr",
       paramLabel = "DIR",
       description =
-          "Record a JFR profile (settings=profile) of every process into DIR"
+          "Record a JFR profile (settings=profile, every JIT compilation) of every process into DIR"
               + " (startup-<run>-<process>.jfr); summarise with 'bench profile'.")
   Path jfrDir;
 

@@ -12,10 +12,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import jdk.jfr.EventType;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
@@ -38,6 +41,14 @@ import picocli.CommandLine.Parameters;
  * "JDK/other". Only threads running Java code are sampled: GC and JIT compiler threads never appear
  * (the recording's compilation and GC totals are printed beside; {@code bench deployed} reports
  * per-thread CPU including them).
+ *
+ * <p>What the JIT compiled comes from the recording's {@code jdk.Compilation} events, which {@code
+ * bench deployed --jfr} and {@code bench startup --jfr} record for every compilation ({@link
+ * #EVERY_COMPILATION}): the compile time by tier (C1's levels 1–3, C2's level 4), C2's by the
+ * compiled method's component (the same classes as the samples') and by method, and how much of
+ * C2's went to methods it compiled again (after a deoptimisation). A compilation's duration is wall
+ * time: with more compiler threads than free cores it includes waiting for a core, so the shares
+ * say more than the seconds.
  */
 @Command(
     name = "profile",
@@ -114,6 +125,15 @@ public final class ProfileSummary implements Callable<Integer> {
           component("JFR itself", "^jdk\\.jfr\\."),
           component("Scala (broker)", "^scala\\."));
 
+  /**
+   * The JFR option that records every JIT compilation ({@code settings=profile} records only those
+   * over 100 ms), for {@code -XX:StartFlightRecording}.
+   */
+  public static final String EVERY_COMPILATION = "jdk.Compilation#threshold=0ms";
+
+  /** The compilation tier C2 compiles at. */
+  private static final int C2_LEVEL = 4;
+
   private static final Pattern HZ_INSTANCE = Pattern.compile("^hz\\.[^.]+\\.");
   private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
@@ -143,6 +163,19 @@ public final class ProfileSummary implements Callable<Integer> {
     final Map<String, Long> skewerInclusive = new HashMap<>();
     Duration compilation = Duration.ZERO;
     long compilations;
+    String compilationThreshold = "?";
+    final Map<String, Duration> compileByTier = new HashMap<>();
+    final Map<String, Long> compilationsByTier = new HashMap<>();
+    final Map<String, Duration> c2ByComponent = new HashMap<>();
+    final Map<String, Duration> c2ByMethod = new HashMap<>();
+    final Map<String, Long> c2CompilationsByMethod = new HashMap<>();
+    long c2Osr;
+    Duration c2OsrTime = Duration.ZERO;
+    // standard (not OSR) C2 compilations per method and signature: beyond the first, a
+    // compilation replaced code the JVM threw away (a deoptimisation)
+    final Map<String, Long> c2StandardBySignature = new HashMap<>();
+    long c2Again;
+    Duration c2AgainTime = Duration.ZERO;
     long compileCount = -1;
     Duration compileTotal = Duration.ZERO;
     Duration gcPauses = Duration.ZERO;
@@ -160,6 +193,12 @@ public final class ProfileSummary implements Callable<Integer> {
     java.time.Instant first = null;
     java.time.Instant last = null;
     try (RecordingFile recording = new RecordingFile(file)) {
+      long compilationType =
+          recording.readEventTypes().stream()
+              .filter(t -> t.getName().equals("jdk.Compilation"))
+              .mapToLong(EventType::getId)
+              .findFirst()
+              .orElse(-1);
       while (recording.hasMoreEvents()) {
         RecordedEvent e = recording.readEvent();
         if (first == null || e.getStartTime().isBefore(first)) {
@@ -170,9 +209,11 @@ public final class ProfileSummary implements Callable<Integer> {
         }
         switch (e.getEventType().getName()) {
           case "jdk.ExecutionSample" -> sample(p, e, threads);
-          case "jdk.Compilation" -> {
-            p.compilation = p.compilation.plus(e.getDuration());
-            p.compilations++;
+          case "jdk.Compilation" -> compilation(p, e);
+          case "jdk.ActiveSetting" -> {
+            if (e.getLong("id") == compilationType && "threshold".equals(e.getString("name"))) {
+              p.compilationThreshold = e.getString("value");
+            }
           }
           case "jdk.CompilerStatistics" -> {
             // periodic and cumulative: the last one counts
@@ -193,6 +234,40 @@ public final class ProfileSummary implements Callable<Integer> {
       p.span = Duration.between(first, last);
     }
     return p;
+  }
+
+  private static void compilation(Profile p, RecordedEvent e) {
+    RecordedMethod m = e.getValue("method");
+    compilation(
+        p,
+        e.getShort("compileLevel"),
+        m == null ? "?" : m.getType().getName() + "." + m.getName(),
+        m == null ? "" : m.getDescriptor(),
+        e.getBoolean("isOsr"),
+        e.getDuration());
+  }
+
+  /** Counts one compilation of {@code method} (class.name, with its descriptor) at a tier. */
+  static void compilation(
+      Profile p, int level, String method, String descriptor, boolean osr, Duration d) {
+    p.compilation = p.compilation.plus(d);
+    p.compilations++;
+    String tier = level == C2_LEVEL ? "C2 (level 4)" : "C1 (level " + level + ")";
+    p.compileByTier.merge(tier, d, Duration::plus);
+    p.compilationsByTier.merge(tier, 1L, Long::sum);
+    if (level != C2_LEVEL) {
+      return;
+    }
+    p.c2ByMethod.merge(method, d, Duration::plus);
+    p.c2CompilationsByMethod.merge(method, 1L, Long::sum);
+    p.c2ByComponent.merge(componentOf(List.of(method)), d, Duration::plus);
+    if (osr) {
+      p.c2Osr++;
+      p.c2OsrTime = p.c2OsrTime.plus(d);
+    } else if (p.c2StandardBySignature.merge(method + descriptor, 1L, Long::sum) > 1) {
+      p.c2Again++;
+      p.c2AgainTime = p.c2AgainTime.plus(d);
+    }
   }
 
   private static void sample(Profile p, RecordedEvent e, Pattern threads) {
@@ -268,21 +343,86 @@ public final class ProfileSummary implements Callable<Integer> {
         p.gcPauses.toMillis() / 1000.0);
     if (p.samples == 0) {
       System.out.println("  (no execution samples: was the recording made with settings=profile?)");
+    } else {
+      table("thread groups", p.threads, p.samples);
+      table("components", p.components, p.samples);
+      table("leaf frames (self)", p.leaves, p.samples);
+      table("Skewer methods (inclusive)", p.skewerInclusive, p.samples);
+    }
+    if (p.compilations > 0) {
+      jit(p);
+    }
+  }
+
+  /** The JIT tables: compile time by tier, C2's by component and by method, recompilations. */
+  private void jit(Profile p) {
+    System.out.printf(
+        "  JIT: %,d compilations recorded (the recording's threshold: %s%s), %.1fs of compile"
+            + " time (wall)%n",
+        p.compilations,
+        p.compilationThreshold,
+        p.compilationThreshold.startsWith("0 ") ? ": every one" : ": only the longer ones",
+        p.compilation.toMillis() / 1000.0);
+    Map<String, Long> byTier = millis(p.compileByTier);
+    long all = byTier.values().stream().mapToLong(Long::longValue).sum();
+    System.out.println("  compile time by tier:");
+    byTier.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e ->
+                System.out.printf(
+                    "    %5.1f%% %7.1fs  %s, %,d compilations%n",
+                    100.0 * e.getValue() / Math.max(1, all),
+                    e.getValue() / 1000.0,
+                    e.getKey(),
+                    p.compilationsByTier.get(e.getKey())));
+    Map<String, Long> c2 = millis(p.c2ByMethod);
+    long c2All = c2.values().stream().mapToLong(Long::longValue).sum();
+    if (c2All == 0) {
       return;
     }
-    table("thread groups", p.threads, p.samples);
-    table("components", p.components, p.samples);
-    table("leaf frames (self)", p.leaves, p.samples);
-    table("Skewer methods (inclusive)", p.skewerInclusive, p.samples);
+    timeTable("C2 compile time by the compiled method's component", millis(p.c2ByComponent), c2All);
+    Map<String, Long> labelled = new HashMap<>();
+    c2.forEach((m, ms) -> labelled.put(m + " (x" + p.c2CompilationsByMethod.get(m) + ")", ms));
+    timeTable(
+        "C2 compile time by method (xN: compiled N times, overloads and OSR included)",
+        labelled,
+        c2All);
+    System.out.printf(
+        "  C2: %,d methods; %,d on-stack-replacement compilations (%.1f%% of C2's time); %,d"
+            + " compilations of a method compiled before, replacing code the JVM threw away"
+            + " (%.1f%%)%n",
+        p.c2StandardBySignature.size(),
+        p.c2Osr,
+        100.0 * p.c2OsrTime.toMillis() / c2All,
+        p.c2Again,
+        100.0 * p.c2AgainTime.toMillis() / c2All);
+  }
+
+  private static Map<String, Long> millis(Map<String, Duration> durations) {
+    Map<String, Long> ms = new HashMap<>();
+    durations.forEach((k, d) -> ms.put(k, d.toMillis()));
+    return ms;
   }
 
   private void table(String title, Map<String, Long> counts, long total) {
+    table(title, counts, total, v -> String.format("%8d", v));
+  }
+
+  /** A table of compile times, in milliseconds, printed as seconds. */
+  private void timeTable(String title, Map<String, Long> millis, long total) {
+    table(title, millis, total, v -> String.format("%7.1fs", v / 1000.0));
+  }
+
+  private void table(
+      String title, Map<String, Long> counts, long total, LongFunction<String> value) {
     System.out.println("  " + title + ":");
     Map<String, Long> sorted = new LinkedHashMap<>();
     counts.entrySet().stream()
         .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
         .limit(top)
         .forEach(e -> sorted.put(e.getKey(), e.getValue()));
-    sorted.forEach((k, v) -> System.out.printf("    %5.1f%% %8d  %s%n", 100.0 * v / total, v, k));
+    sorted.forEach(
+        (k, v) -> System.out.printf("    %5.1f%% %s  %s%n", 100.0 * v / total, value.apply(v), k));
   }
 }
