@@ -2,7 +2,6 @@ package dev.skewer.benchmarks.query;
 
 import dev.skewer.coordinator.query.ResultParser;
 import dev.skewer.coordinator.query.StoredResult;
-import dev.skewer.core.result.ResultFormatter;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -30,20 +29,10 @@ public class ResultParseBenchmark {
   @Setup
   public void setUp() {
     W1Results results = new W1Results(RESULTS, 1);
-    ResultFormatter formatter = new ResultFormatter(results.job);
     parser = new ResultParser(results.job);
     envelopes = new byte[RESULTS][];
     for (int k = 0; k < RESULTS; k++) {
-      envelopes[k] =
-          formatter.format(
-              results.keys[k],
-              W1Results.START,
-              W1Results.END,
-              results.aggregates[k],
-              0,
-              null,
-              null,
-              W1Results.PROVENANCE);
+      envelopes[k] = results.envelope(k);
     }
   }
 

@@ -5,7 +5,6 @@ import dev.skewer.coordinator.query.ResultParser;
 import dev.skewer.coordinator.query.ResultsView;
 import dev.skewer.coordinator.query.SideOutputStats;
 import dev.skewer.coordinator.query.StageStatusStore;
-import dev.skewer.core.result.ResultFormatter;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
 import java.time.Instant;
@@ -38,23 +37,10 @@ public class TopKBenchmark {
   @Setup
   public void setUp() {
     W1Results results = new W1Results(KEYS, 1);
-    ResultFormatter formatter = new ResultFormatter(results.job);
     ResultParser parser = new ResultParser(results.job);
     ResultsView view = new ResultsView(Long.MAX_VALUE);
     for (int k = 0; k < KEYS; k++) {
-      view.add(
-          parser.parse(
-              formatter.format(
-                  "ad" + k,
-                  W1Results.START,
-                  W1Results.END,
-                  results.aggregates[k],
-                  0,
-                  null,
-                  null,
-                  W1Results.PROVENANCE)),
-          0,
-          0);
+      view.add(parser.parse(results.envelope("ad" + k, W1Results.START, k)), 0, 0);
     }
     view.markCaughtUp();
     Clock clock = Clock.fixed(Instant.ofEpochMilli(W1Results.END + 60_000), ZoneOffset.UTC);

@@ -2,7 +2,6 @@ package dev.skewer.benchmarks.query;
 
 import dev.skewer.coordinator.query.ResultParser;
 import dev.skewer.coordinator.query.ResultsView;
-import dev.skewer.core.result.ResultFormatter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 
@@ -60,21 +59,10 @@ public final class ViewFootprint {
    */
   private static byte[][] envelopes() {
     W1Results results = new W1Results(KEYS, 1);
-    ResultFormatter formatter = new ResultFormatter(results.job);
     byte[][] envelopes = new byte[WINDOWS * KEYS][];
     for (int w = 0; w < WINDOWS; w++) {
-      long start = W1Results.START + w * 10_000L;
       for (int k = 0; k < KEYS; k++) {
-        envelopes[w * KEYS + k] =
-            formatter.format(
-                "ad" + k,
-                start,
-                start + 10_000,
-                results.aggregates[k],
-                0,
-                null,
-                null,
-                W1Results.PROVENANCE);
+        envelopes[w * KEYS + k] = results.envelope("ad" + k, W1Results.START + w * 10_000L, k);
       }
     }
     return envelopes;

@@ -2,6 +2,7 @@ package dev.skewer.benchmarks.query;
 
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.result.Provenance;
+import dev.skewer.core.result.ResultFormatter;
 import dev.skewer.launcher.cli.JobResources;
 import dev.skewer.sketches.Aggregate;
 import java.util.Random;
@@ -19,6 +20,7 @@ final class W1Results {
   final JobSpec job = JobResources.load("w1.yaml");
   final String[] keys;
   final Aggregate[] aggregates;
+  private final ResultFormatter formatter = new ResultFormatter(job);
 
   /** {@code n} results, the same for the same seed. */
   W1Results(int n, long seed) {
@@ -35,5 +37,16 @@ final class W1Results {
       aggregates[k] = a;
       keys[k] = "ad" + r.nextInt(100_000);
     }
+  }
+
+  /** Result {@code i}'s envelope as a coordinator writes it: its key, the first window. */
+  byte[] envelope(int i) {
+    return envelope(keys[i], START, i);
+  }
+
+  /** Result {@code i}'s aggregate as a coordinator writes it for {@code key}, in a 10 s window. */
+  byte[] envelope(String key, long windowStartMs, int i) {
+    return formatter.format(
+        key, windowStartMs, windowStartMs + 10_000, aggregates[i], 0, null, null, PROVENANCE);
   }
 }

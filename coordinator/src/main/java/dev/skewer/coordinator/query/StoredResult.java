@@ -38,7 +38,7 @@ public record StoredResult(
     byte[] envelope) {
 
   /** The provenance position of a result whose envelope has no provenance object. */
-  public static final int NO_PROVENANCE = -1;
+  public static final int NO_PROVENANCE = FormattedResult.NO_PROVENANCE;
 
   /**
    * Heap bytes a stored result takes besides its key and envelope: the record, the sums array, the

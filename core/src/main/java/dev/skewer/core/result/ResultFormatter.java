@@ -241,8 +241,8 @@ public final class ResultFormatter {
       Provenance provenance) {
     Scratch scratch = SCRATCH.get();
     double distinctEstimate = Double.NaN;
-    int provenanceFrom = -1;
-    int provenanceTo = -1;
+    int provenanceFrom = FormattedResult.NO_PROVENANCE;
+    int provenanceTo = FormattedResult.NO_PROVENANCE;
     try {
       JsonGenerator g = scratch.generator;
       g.writeStartObject();
