@@ -455,11 +455,26 @@ final class ConsumerLoop {
   private void runCommands() {
     Command<?> command;
     while ((command = commands.poll()) != null) {
+      runToCompletion(command);
+    }
+  }
+
+  /**
+   * Runs a command, again at once each time a wakeup meant for poll hits it instead: each {@link
+   * #submit} wakes the consumer, so a command submitted while another runs makes that one's
+   * blocking call (an offset fetch, a position, a synchronous commit) throw. The exception spends
+   * the wakeup, so the next attempt runs undisturbed unless yet another command came meanwhile.
+   * (Putting the command back and polling lost the wakeup: the poll then waited its whole timeout
+   * before the commands ran again, ~100 ms for each of the partitions a process takes over at
+   * once.)
+   */
+  private static void runToCompletion(Command<?> command) {
+    while (true) {
       try {
         command.run();
-      } catch (WakeupException e) {
-        commands.add(command); // a wakeup meant for poll hit the command: run it again
         return;
+      } catch (WakeupException e) {
+        // spent: run it again
       }
     }
   }
