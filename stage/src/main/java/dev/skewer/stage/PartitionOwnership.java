@@ -192,6 +192,8 @@ final class PartitionOwnership<T extends PartitionTask> {
   private final TransactionalSender transactions; // exactly_once
   private final ConsumerLoop loop;
   private final Clock clock;
+  // the runtime's views (readiness, owned partitions) change with every partition that turns active
+  private final Runnable onActivated;
   private final Map<Integer, Owned> owned = new HashMap<>();
   private final Set<Integer> assignedByGroup = new HashSet<>();
   private final Map<Integer, Failures> failures = new HashMap<>();
@@ -212,8 +214,10 @@ final class PartitionOwnership<T extends PartitionTask> {
       Outputs outputs,
       ConsumerLoop loop,
       MeterRegistry registry,
-      Clock clock) {
+      Clock clock,
+      Runnable onActivated) {
     this.vertx = vertx;
+    this.onActivated = onActivated;
     this.context = context;
     this.settings = settings;
     this.factory = factory;
@@ -664,6 +668,7 @@ final class PartitionOwnership<T extends PartitionTask> {
     o.task.activated(o.output);
     dispatch(o);
     loop.release(o.partition);
+    onActivated.run();
     return null;
   }
 

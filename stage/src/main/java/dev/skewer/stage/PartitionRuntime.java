@@ -151,7 +151,16 @@ public final class PartitionRuntime<T extends PartitionTask> {
                       "skewer-" + tag + "-" + id + "-poll");
               ownership =
                   new PartitionOwnership<>(
-                      vertx, context, settings, factory, store, sender, loop, registry, clock);
+                      vertx,
+                      context,
+                      settings,
+                      factory,
+                      store,
+                      sender,
+                      loop,
+                      registry,
+                      clock,
+                      this::updateViews);
               sendFailureCounter =
                   Counter.builder(StageMetrics.SEND_FAILURES).tag(tag, id).register(registry);
               Gauge.builder(StageMetrics.PRODUCER_PENDING, sender, Outputs::pending)
