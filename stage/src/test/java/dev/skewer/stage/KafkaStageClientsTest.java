@@ -6,6 +6,7 @@ import dev.skewer.core.kafka.KafkaSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +44,26 @@ class KafkaStageClientsTest {
             Map.of());
     assertThat(clients.producerConfig())
         .containsEntry(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+  }
+
+  @Test
+  void shouldHeartbeatEveryQuarterSecondUnlessTheUserSetsAnInterval() {
+    KafkaStageClients shipped =
+        new KafkaStageClients(KafkaSettings.of("127.0.0.1:1"), "g", null, "c", "p", Map.of());
+    assertThat(shipped.consumerConfig())
+        .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "250")
+        .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    KafkaStageClients users =
+        new KafkaStageClients(
+            new KafkaSettings(
+                "127.0.0.1:1", Map.of(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000")),
+            "g",
+            null,
+            "c",
+            "p",
+            Map.of());
+    assertThat(users.consumerConfig())
+        .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000");
   }
 
   @Test
