@@ -34,36 +34,26 @@ class KafkaStageClientsTest {
   @Test
   void shouldLetTheUsersPropertiesSetTheRequestsInFlight() {
     KafkaStageClients clients =
-        new KafkaStageClients(
-            new KafkaSettings(
-                "127.0.0.1:1", Map.of(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5")),
-            "g",
-            null,
-            "c",
-            "p",
-            Map.of());
+        withUserProperties(Map.of(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5"));
     assertThat(clients.producerConfig())
         .containsEntry(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
   }
 
   @Test
   void shouldHeartbeatEveryQuarterSecondUnlessTheUserSetsAnInterval() {
-    KafkaStageClients shipped =
-        new KafkaStageClients(KafkaSettings.of("127.0.0.1:1"), "g", null, "c", "p", Map.of());
-    assertThat(shipped.consumerConfig())
+    assertThat(withUserProperties(Map.of()).consumerConfig())
         .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "250")
         .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    KafkaStageClients users =
-        new KafkaStageClients(
-            new KafkaSettings(
-                "127.0.0.1:1", Map.of(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000")),
-            "g",
-            null,
-            "c",
-            "p",
-            Map.of());
-    assertThat(users.consumerConfig())
+    assertThat(
+            withUserProperties(Map.of(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000"))
+                .consumerConfig())
         .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000");
+  }
+
+  /** A dynamic member's clients with {@code properties} as the user's Kafka client properties. */
+  private static KafkaStageClients withUserProperties(Map<String, String> properties) {
+    return new KafkaStageClients(
+        new KafkaSettings("127.0.0.1:1", properties), "g", null, "c", "p", Map.of());
   }
 
   @Test
