@@ -68,19 +68,7 @@ class PartitionRuntimeTest {
   void shouldReportReadyAsSoonAsEveryAssignedPartitionIsOwnedNotAtTheNextTick() throws Exception {
     try (RuntimeHarness h = new RuntimeHarness(true)) {
       // ticks an hour apart: only the take-over itself can change what the runtime reports
-      StageSettings hourlyTicks =
-          new StageSettings(
-              "test",
-              "test-1",
-              RuntimeHarness.IN,
-              "test/in/",
-              false,
-              1_000,
-              Duration.ofHours(1),
-              SLOW_CHECKPOINTS,
-              Duration.ofMillis(20),
-              Duration.ofSeconds(10));
-      h.start(hourlyTicks);
+      h.start(RuntimeHarness.settings(SLOW_CHECKPOINTS, 1_000, Duration.ofHours(1)));
       assertThat(h.runtime.readiness().ready()).isFalse();
 
       h.assign(0, 1);

@@ -70,6 +70,11 @@ final class RuntimeHarness implements AutoCloseable {
   }
 
   static StageSettings settings(Duration checkpointInterval, int maxPending) {
+    return settings(checkpointInterval, maxPending, Duration.ofMillis(50));
+  }
+
+  static StageSettings settings(
+      Duration checkpointInterval, int maxPending, Duration tickInterval) {
     return new StageSettings(
         "test",
         "test-1",
@@ -77,7 +82,7 @@ final class RuntimeHarness implements AutoCloseable {
         "test/in/",
         false,
         maxPending,
-        Duration.ofMillis(50),
+        tickInterval,
         checkpointInterval,
         Duration.ofMillis(20),
         Duration.ofSeconds(10));
