@@ -154,6 +154,8 @@ final class PartitionOwnership<T extends PartitionTask> {
     boolean cacheInFlight; // exactly_once: the store's copy of a committed checkpoint
     volatile int refusedGeneration; // exactly_once: the generation of the offsets last sent
     volatile String step = "waiting to restore"; // while RESTORING: what the take-over waits on
+    private long stepStartNs = System.nanoTime();
+    volatile String stepTimes = ""; // the take-over's steps so far, each with its duration
     volatile boolean storeBypassed; // exactly_once: the store hung at take-over; keep no copies
     final long takeOverStartMs = clock.millis();
     long slowReportedMs;
@@ -165,6 +167,22 @@ final class PartitionOwnership<T extends PartitionTask> {
 
     Owned(int partition) {
       this.partition = partition;
+    }
+
+    /**
+     * The take-over moves on to {@code next}; the step it leaves is timed (the event loop and the
+     * store's worker take turns, each step starting after the previous one ended).
+     */
+    void enter(String next) {
+      long nowNs = System.nanoTime();
+      stepTimes =
+          (stepTimes.isEmpty() ? "" : stepTimes + ", ")
+              + step
+              + " "
+              + (nowNs - stepStartNs) / 1_000_000
+              + " ms";
+      stepStartNs = nowNs;
+      step = next;
     }
 
     @Override
@@ -346,9 +364,9 @@ final class PartitionOwnership<T extends PartitionTask> {
     Future<Restored<T>> restored = exactlyOnce ? restoreTransactional(o) : restoreFromStore(o);
     restored.onSuccess(
         r ->
-            o.step =
+            o.enter(
                 "seeking to "
-                    + r.checkpoint().map(c -> "its checkpoint's offset").orElse("the start"));
+                    + r.checkpoint().map(c -> "its checkpoint's offset").orElse("the start")));
     restored
         .compose(
             r -> {
@@ -407,23 +425,24 @@ final class PartitionOwnership<T extends PartitionTask> {
    */
   private Future<Restored<T>> restoreFromStore(Owned o) {
     String id = settings.checkpointId(o.partition);
-    o.step = "reading the offset committed in the consumer group";
+    o.enter("reading the offset committed in the consumer group");
     return loop.committed(o.partition)
         .compose(
             committed ->
                 storeStep(
                     o,
                     () -> {
-                      o.step = "taking an epoch and loading the checkpoint from the store";
+                      o.enter("taking an epoch from the store");
                       CommitPointer pointer = CommitPointer.of(committed);
                       long epoch = aboveFence(id, pointer);
+                      o.enter("loading the checkpoint from the store");
                       Optional<Checkpoint> cp = store.load(id);
                       boolean behind =
                           pointer != null
                               && pointer.namesCheckpoint()
                               && (cp.isEmpty() || cp.get().nextOffset() < pointer.nextOffset());
                       if (behind && pointer.hasLog()) {
-                        o.step = "reading the checkpoint back from the checkpoint topic";
+                        o.enter("reading the checkpoint back from the checkpoint topic");
                         cp = readBack(o.partition, id, pointer);
                       } else if (behind && !store.outlivesProcesses()) {
                         LOG.warn(
@@ -497,7 +516,7 @@ final class PartitionOwnership<T extends PartitionTask> {
       return Future.succeededFuture(position); // the transactional producer fenced its predecessors
     }
     CommitPointer claim = CommitPointer.claimedBy(r.epoch(), r.found(), position.offset());
-    o.step = "committing its claim in the consumer group";
+    o.enter("committing its claim in the consumer group");
     return loop.claim(o.partition, new OffsetAndMetadata(claim.nextOffset(), claim.encode()))
         .map(position);
   }
@@ -508,8 +527,8 @@ final class PartitionOwnership<T extends PartitionTask> {
    */
   private Future<Restored<T>> restoreTransactional(Owned o) {
     String id = settings.checkpointId(o.partition);
-    o.step =
-        "initialising its transactional producer (which aborts the previous owner's transaction)";
+    o.enter(
+        "initialising its transactional producer (which aborts the previous owner's transaction)");
     TransactionalSender.Channel channel =
         transactions.open(settings.transactionalId(o.partition), o);
     o.channel = channel;
@@ -517,13 +536,13 @@ final class PartitionOwnership<T extends PartitionTask> {
         .initialised()
         .compose(
             v -> {
-              o.step = "reading the offset committed in the consumer group";
+              o.enter("reading the offset committed in the consumer group");
               return loop.committed(o.partition);
             })
         .compose(
             committed -> {
               CommitPointer pointer = CommitPointer.of(committed);
-              o.step = "taking an epoch and loading the checkpoint from the store";
+              o.enter("taking an epoch and loading the checkpoint from the store");
               return storeAnswer(o, id, pointer)
                   .compose(
                       answer ->
@@ -537,7 +556,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                                       committedCheckpoint(
                                           o.partition, id, pointer, answer.get().stored());
                                 } else {
-                                  o.step = "reading the checkpoint from the checkpoint topic";
+                                  o.enter("reading the checkpoint from the checkpoint topic");
                                   epoch = pointer.fence() + 1;
                                   cp = readBack(o.partition, id, pointer);
                                   o.storeBypassed = true;
@@ -657,14 +676,22 @@ final class PartitionOwnership<T extends PartitionTask> {
     o.lastActivityMs = clock.millis();
     o.state = State.ACTIVE;
     restores.increment();
+    o.enter("owned");
     LOG.info(
-        "{}={} partition={} epoch={} owned, resuming at offset {} ({})",
+        "{}={} partition={} epoch={} owned, resuming at offset {} ({}), taken over in {} ms",
         settings.stage(),
         settings.instanceId(),
         o.partition,
         o.epoch,
         o.nextOffset,
-        fromCheckpoint ? "from its checkpoint" : "no checkpoint");
+        fromCheckpoint ? "from its checkpoint" : "no checkpoint",
+        clock.millis() - o.takeOverStartMs);
+    LOG.debug(
+        "{}={} partition={} take-over steps: {}",
+        settings.stage(),
+        settings.instanceId(),
+        o.partition,
+        o.stepTimes);
     o.task.activated(o.output);
     dispatch(o);
     loop.release(o.partition);
@@ -730,13 +757,15 @@ final class PartitionOwnership<T extends PartitionTask> {
           && nowMs - o.takeOverStartMs >= SLOW_TAKE_OVER_MS
           && nowMs - o.slowReportedMs >= SLOW_TAKE_OVER_MS) {
         o.slowReportedMs = nowMs;
+        String done = o.stepTimes;
         LOG.warn(
-            "{}={} partition={}: taking it over has taken {} ms so far; waiting on: {}",
+            "{}={} partition={}: taking it over has taken {} ms so far; waiting on: {}{}",
             settings.stage(),
             settings.instanceId(),
             o.partition,
             nowMs - o.takeOverStartMs,
-            o.step);
+            o.step,
+            done.isEmpty() ? "" : " (after: " + done + ")");
       }
     }
   }

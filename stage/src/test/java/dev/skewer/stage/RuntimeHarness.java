@@ -38,6 +38,7 @@ final class RuntimeHarness implements AutoCloseable {
   final Vertx vertx = Vertx.vertx();
   final PacedMockConsumer consumer = new PacedMockConsumer();
   Runnable afterBatch; // set before start: the runtime's after-batch hook
+  Clock clock = Clock.systemUTC(); // set before start: the runtime's clock
   final GatedProducer producer;
   final FakeTransactions transactions;
   final CheckpointStore store;
@@ -126,13 +127,7 @@ final class RuntimeHarness implements AutoCloseable {
                   public Future<?> start() {
                     runtime =
                         new PartitionRuntime<>(
-                            vertx,
-                            settings,
-                            clients,
-                            recording,
-                            store,
-                            registry,
-                            Clock.systemUTC());
+                            vertx, settings, clients, recording, store, registry, clock);
                     if (afterBatch != null) {
                       runtime.afterEachBatch(afterBatch);
                     }

@@ -1,0 +1,134 @@
+package dev.skewer.stage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
+import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** What a take-over tells the operator: what it waits on, its steps so far, how long it took. */
+class TakeOverLogTest {
+
+  private final Logger logger = (Logger) LoggerFactory.getLogger(PartitionOwnership.class);
+  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+  private Level level;
+
+  @BeforeEach
+  void record() {
+    level = logger.getLevel();
+    logged.start();
+    logger.addAppender(logged);
+    logger.setLevel(Level.DEBUG);
+  }
+
+  @AfterEach
+  void restore() {
+    logger.detachAppender(logged);
+    logger.setLevel(level);
+  }
+
+  @Test
+  void shouldNameTheStepASlowTakeOverWaitsOnWithTheStepsItFinishedAndTheirDurations()
+      throws Exception {
+    GatedCheckpointStore store =
+        new GatedCheckpointStore(new InMemoryCheckpointStore(), id -> id.equals("test/in/0"));
+    SteppedClock clock = new SteppedClock();
+    try (RuntimeHarness h = new RuntimeHarness(true, store)) {
+      h.clock = clock;
+      h.start(RuntimeHarness.settings(Duration.ofHours(1), 1_000));
+      h.assign(0);
+      assertThat(store.awaitWaiting(Duration.ofSeconds(10))).isTrue();
+
+      // when the take-over has waited on the store for longer than the slow threshold
+      clock.advance(PartitionOwnership.SLOW_TAKE_OVER_MS + 1_000);
+
+      // then the warning names what it waits on, and the steps it finished with their durations
+      await().until(() -> !messages(Level.WARN).isEmpty());
+      assertThat(messages(Level.WARN))
+          .anySatisfy(
+              m ->
+                  assertThat(m)
+                      .containsPattern("partition=0: taking it over has taken 1\\d{4} ms so far")
+                      .containsPattern(
+                          "waiting on: taking an epoch from the store \\(after: waiting to"
+                              + " restore \\d+ ms, reading the offset committed in the consumer"
+                              + " group \\d+ ms\\)$"));
+
+      // and once the store answers, the partition is owned: the line says how long it took, and
+      // at DEBUG every step with its duration
+      store.open();
+      await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
+      await()
+          .until(() -> messages(Level.DEBUG).stream().anyMatch(m -> m.contains("take-over steps")));
+      assertThat(messages(Level.INFO))
+          .anySatisfy(
+              m ->
+                  assertThat(m)
+                      .containsPattern(
+                          "partition=0 epoch=1 owned, resuming at offset 0 \\(no checkpoint\\),"
+                              + " taken over in 1\\d{4} ms$"));
+      assertThat(messages(Level.DEBUG))
+          .anySatisfy(
+              m ->
+                  assertThat(m)
+                      .containsPattern(
+                          "partition=0 take-over steps: waiting to restore \\d+ ms, reading the"
+                              + " offset committed in the consumer group \\d+ ms, taking an epoch"
+                              + " from the store \\d+ ms, loading the checkpoint from the store"
+                              + " \\d+ ms, seeking to the start \\d+ ms, committing its claim in"
+                              + " the consumer group \\d+ ms$"));
+    }
+  }
+
+  private List<String> messages(Level at) {
+    return logged.list.stream()
+        .filter(e -> e.getLevel() == at)
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
+  }
+
+  /** The system clock, moved forward by the test. */
+  private static final class SteppedClock extends Clock {
+    private final AtomicLong aheadMs = new AtomicLong();
+
+    void advance(long ms) {
+      aheadMs.addAndGet(ms);
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long millis() {
+      return System.currentTimeMillis() + aheadMs.get();
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis());
+    }
+  }
+}
