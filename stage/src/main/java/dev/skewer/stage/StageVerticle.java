@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 
@@ -82,6 +83,11 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   /** The partition count of {@code topic} (blocking; waits up to 30 s for its metadata). */
   protected static int partitionsOf(KafkaSettings kafka, String topic) {
     return TopicProvisioner.partitionCount(kafka, topic, PARTITION_COUNT_TIMEOUT);
+  }
+
+  /** {@link #partitionsOf(KafkaSettings, String)} through {@code admin}. */
+  protected static int partitionsOf(Admin admin, String topic) {
+    return TopicProvisioner.partitionCount(admin, topic, PARTITION_COUNT_TIMEOUT);
   }
 
   /**

@@ -152,9 +152,10 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   /** Reads the events topic's partition count; creates the hot-key publisher (blocking). */
   private int prepare() throws Exception {
     JobSpec job = settings.job();
-    int sources = partitionsOf(settings.kafka(), job.topics().events());
-    if (settings.hotKeys().enabled()) {
-      try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
+    int sources;
+    try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
+      sources = partitionsOf(admin, job.topics().events());
+      if (settings.hotKeys().enabled()) {
         HotKeyPublisher.ensureTopic(
             admin,
             settings.hotKeys().topic(),
@@ -162,6 +163,8 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
             Duration.ofSeconds(30),
             settings.provision());
       }
+    }
+    if (settings.hotKeys().enabled()) {
       Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
       pc.put("client.id", "skewer-" + settings.coordinatorId() + "-hotkeys");
       publisher =

@@ -55,6 +55,13 @@ public final class TopicProvisioner {
    */
   public static int partitionCount(KafkaSettings kafka, String topic, Duration timeout) {
     try (Admin admin = Admin.create(kafka.adminConfig())) {
+      return partitionCount(admin, topic, timeout);
+    }
+  }
+
+  /** {@link #partitionCount(KafkaSettings, String, Duration)} through {@code admin}. */
+  public static int partitionCount(Admin admin, String topic, Duration timeout) {
+    try {
       return admin
           .describeTopics(List.of(topic))
           .allTopicNames()
@@ -82,8 +89,15 @@ public final class TopicProvisioner {
    *     timeout}
    */
   public static int maxMessageBytes(KafkaSettings kafka, String topic, Duration timeout) {
-    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
     try (Admin admin = Admin.create(kafka.adminConfig())) {
+      return maxMessageBytes(admin, topic, timeout);
+    }
+  }
+
+  /** {@link #maxMessageBytes(KafkaSettings, String, Duration)} through {@code admin}. */
+  public static int maxMessageBytes(Admin admin, String topic, Duration timeout) {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    try {
       Config config =
           admin
               .describeConfigs(List.of(resource))

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
@@ -54,18 +55,13 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
     registerGauges(
         NodeMetrics.OPEN_KEY_SLICES, openKeySlices, NodeMetrics.WATERMARK_LAG, "node", node);
     return vertx
-        .executeBlocking(() -> partitionsOf(settings.kafka(), job.topics().partials()))
-        .compose(
-            partialsPartitions ->
-                vertx
-                    .executeBlocking(this::readSideLimits)
-                    .map(limits -> Map.entry(partialsPartitions, limits)))
+        .executeBlocking(this::prepare)
         .compose(
             prepared -> {
-              int partialsPartitions = prepared.getKey();
+              int partialsPartitions = prepared.partialsPartitions();
               tasks =
                   new SourceTasks(job, settings.kafka(), partialsPartitions, registry, node, clock);
-              applySideLimits(prepared.getValue());
+              applySideLimits(prepared.sideLimits());
               StageSettings stage =
                   StageSettings.forJob(
                       "node",
@@ -122,21 +118,39 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
    * The largest DLQ and late record the broker and this node's producer accept: each topic's {@code
    * max.message.bytes} capped by the producer's {@code max.request.size} (blocking).
    */
+  /** What the node asks the broker before it starts: the partials' partitions, the side limits. */
+  private record Prepared(int partialsPartitions, int[] sideLimits) {}
+
+  /** Reads {@link Prepared} through one admin client (blocking). */
+  private Prepared prepare() {
+    try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
+      return new Prepared(
+          partitionsOf(admin, settings.job().topics().partials()), readSideLimits(admin));
+    }
+  }
+
+  /** {@link #readSideLimits(Admin)} through an admin client of its own (blocking). */
   private int[] readSideLimits() {
+    try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
+      return readSideLimits(admin);
+    }
+  }
+
+  private int[] readSideLimits(Admin admin) {
     Object configured =
         settings.kafka().producerConfig().get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
     int request = configured == null ? 1_048_576 : Integer.parseInt(configured.toString());
     TopicsSpec topics = settings.job().topics();
     return new int[] {
-      Math.min(request, topicLimit(topics.dlq(), request)),
-      Math.min(request, topicLimit(topics.late(), request))
+      Math.min(request, topicLimit(admin, topics.dlq(), request)),
+      Math.min(request, topicLimit(admin, topics.late(), request))
     };
   }
 
   /** A topic's max.message.bytes; {@code fallback} (logged) when it cannot be described yet. */
-  private int topicLimit(String topic, int fallback) {
+  private int topicLimit(Admin admin, String topic, int fallback) {
     try {
-      return TopicProvisioner.maxMessageBytes(settings.kafka(), topic, Duration.ofSeconds(10));
+      return TopicProvisioner.maxMessageBytes(admin, topic, Duration.ofSeconds(10));
     } catch (KafkaException e) {
       LOG.warn(
           "node={} cannot read max.message.bytes of {} ({}); assuming {} until the next try",
