@@ -465,9 +465,14 @@ final class PartitionOwnership<T extends PartitionTask> {
                                 + cp.map(c -> "offset " + c.nextOffset()).orElse("none")
                                 + " and keeps no copy in Kafka to read it back from");
                       }
-                      return new Restored<>(
-                          epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
+                      return new Restored<>(epoch, cp, restoreTask(o, epoch, cp), pointer);
                     }));
+  }
+
+  /** The partition's task, from its checkpoint when it has one (a take-over's step; blocking). */
+  private T restoreTask(Owned o, long epoch, Optional<Checkpoint> cp) throws Exception {
+    o.enter(cp.isPresent() ? "restoring its task from the checkpoint" : "creating its task");
+    return factory.restore(o.partition, epoch, cp);
   }
 
   /**
@@ -563,7 +568,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                                 }
                                 producer.beginTransaction();
                                 return new Restored<>(
-                                    epoch, cp, factory.restore(o.partition, epoch, cp), pointer);
+                                    epoch, cp, restoreTask(o, epoch, cp), pointer);
                               }));
             });
   }

@@ -91,7 +91,7 @@ class TakeOverLogTest {
                           "partition=0 take-over steps: waiting to restore \\d+ ms, reading the"
                               + " offset committed in the consumer group \\d+ ms, taking an epoch"
                               + " from the store \\d+ ms, loading the checkpoint from the store"
-                              + " \\d+ ms, seeking to the start \\d+ ms, committing its claim in"
+                              + " \\d+ ms, creating its task \\d+ ms, seeking to the start \\d+ ms, committing its claim in"
                               + " the consumer group \\d+ ms$"));
     }
   }
