@@ -6,6 +6,7 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.node.ingest.ModelNodeTasks;
 import dev.skewer.stage.PartitionTask;
 import dev.skewer.stage.StageSettings;
+import dev.skewer.testkit.time.ManualClock;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -9,14 +9,10 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
-import java.time.Clock;
+import dev.skewer.testkit.time.ManualClock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +44,7 @@ class TakeOverLogTest {
       throws Exception {
     GatedCheckpointStore store =
         new GatedCheckpointStore(new InMemoryCheckpointStore(), id -> id.equals("test/in/0"));
-    SteppedClock clock = new SteppedClock();
+    ManualClock clock = new ManualClock(System.currentTimeMillis());
     try (RuntimeHarness h = new RuntimeHarness(true, store)) {
       h.clock = clock;
       h.start(RuntimeHarness.settings(Duration.ofHours(1), 1_000));
@@ -101,34 +97,5 @@ class TakeOverLogTest {
         .filter(e -> e.getLevel() == at)
         .map(ILoggingEvent::getFormattedMessage)
         .toList();
-  }
-
-  /** The system clock, moved forward by the test. */
-  private static final class SteppedClock extends Clock {
-    private final AtomicLong aheadMs = new AtomicLong();
-
-    void advance(long ms) {
-      aheadMs.addAndGet(ms);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public long millis() {
-      return System.currentTimeMillis() + aheadMs.get();
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis());
-    }
   }
 }

@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skewer.core.hotkey.HotKey;
 import dev.skewer.core.hotkey.HotKeyTable;
-import java.time.Clock;
+import dev.skewer.testkit.time.ManualClock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,7 +20,7 @@ class FanoutPolicyTest {
           .withQuietPeriod(Duration.ofSeconds(10))
           .withCandidateTtl(Duration.ofSeconds(2));
 
-  private final FakeClock clock = new FakeClock(1_000_000);
+  private final ManualClock clock = new ManualClock(1_000_000);
   private final FanoutPolicy policy = new FanoutPolicy(CONFIG, 8, clock);
 
   /** One second of node observations: key at {@code rate} on partition 0, 80,000 ev/s in all. */
@@ -155,7 +152,7 @@ class FanoutPolicyTest {
   }
 
   private static List<HotKeyTable> run() {
-    FakeClock c = new FakeClock(5);
+    ManualClock c = new ManualClock(5);
     FanoutPolicy p = new FanoutPolicy(CONFIG, 8, c);
     List<HotKeyTable> out = new ArrayList<>();
     for (int s = 0; s < 50; s++) {
@@ -165,38 +162,6 @@ class FanoutPolicyTest {
       out.add(p.decide());
     }
     return out;
-  }
-
-  static final class FakeClock extends Clock {
-    private long millis;
-
-    FakeClock(long millis) {
-      this.millis = millis;
-    }
-
-    void advance(long ms) {
-      millis += ms;
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.skewer.model;
+package dev.skewer.testkit.time;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -6,16 +6,17 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Processing time the history moves by hand: silence and idleness follow it, not the wall. */
-final class ManualClock extends Clock {
+/** A clock that stands still until a test moves it ({@link #advance}). Thread-safe. */
+public final class ManualClock extends Clock {
 
   private final AtomicLong millis;
 
-  ManualClock(long startMs) {
+  public ManualClock(long startMs) {
     this.millis = new AtomicLong(startMs);
   }
 
-  void advance(long ms) {
+  /** Moves the clock {@code ms} forward. */
+  public void advance(long ms) {
     millis.addAndGet(ms);
   }
 
