@@ -6,11 +6,8 @@ import dev.skewer.core.hotkey.HotKeyTable;
 import dev.skewer.core.hotkey.SaltRouter;
 import dev.skewer.node.hotkey.HotKeyCandidate;
 import dev.skewer.node.hotkey.HotKeyDetector;
+import dev.skewer.testkit.time.ManualClock;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -142,7 +139,7 @@ final class HotKeySimulation {
       long tickMs,
       long steadyAfterMs,
       String burstKey) {
-    SimClock clock = new SimClock(e.spec.startMs());
+    ManualClock clock = new ManualClock(e.spec.startMs());
     FanoutPolicy policy = new FanoutPolicy(policyConfig, partitions, clock);
     HotKeyDetector[] detectors = new HotKeyDetector[partitions];
     for (int p = 0; p < partitions; p++) {
@@ -222,39 +219,6 @@ final class HotKeySimulation {
         policy.observeResult(c.getKey(), w, w + WINDOW_MS, c.getValue()[0]);
       }
       policy.sealWindowsEndingBy(w + WINDOW_MS);
-    }
-  }
-
-  /** A clock the simulation moves. */
-  static final class SimClock extends Clock {
-    private long millis;
-
-    SimClock(long millis) {
-      this.millis = millis;
-    }
-
-    void set(long millis) {
-      this.millis = millis;
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 }

@@ -15,6 +15,11 @@ public final class ManualClock extends Clock {
     this.millis = new AtomicLong(startMs);
   }
 
+  /** Sets the clock to {@code ms}. */
+  public void set(long ms) {
+    millis.set(ms);
+  }
+
   /** Moves the clock {@code ms} forward. */
   public void advance(long ms) {
     millis.addAndGet(ms);
