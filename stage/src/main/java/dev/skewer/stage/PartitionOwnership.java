@@ -4,6 +4,7 @@ import dev.skewer.core.checkpoint.CapturedState;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
+import dev.skewer.core.checkpoint.TakenEpoch;
 import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -25,6 +26,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -354,11 +356,17 @@ final class PartitionOwnership<T extends PartitionTask> {
   }
 
   /**
-   * A restored partition: its epoch, checkpoint and task, and ({@code at_least_once}) the pointer
-   * found committed in the group, which the take-over claims with its epoch.
+   * A restored partition: its epoch (with when the store's durable copy has it), checkpoint and
+   * task, and ({@code at_least_once}) the pointer found committed in the group, which the take-over
+   * claims with its epoch.
    */
   private record Restored<T>(
-      long epoch, Optional<Checkpoint> checkpoint, T task, CommitPointer found) {}
+      TakenEpoch taken, Optional<Checkpoint> checkpoint, T task, CommitPointer found) {
+
+    long epoch() {
+      return taken.value();
+    }
+  }
 
   private void restore(Owned o) {
     Future<Restored<T>> restored = exactlyOnce ? restoreTransactional(o) : restoreFromStore(o);
@@ -382,6 +390,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                       : OptionalLong.empty();
               return loop.seek(o.partition, offset, settings.startFromLatest())
                   .compose(position -> claim(o, r, position))
+                  .compose(position -> epochRecorded(o, r).map(position))
                   .map(position -> activate(o, position, r.checkpoint().isPresent()));
             })
         .onComplete(
@@ -434,7 +443,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                     () -> {
                       o.enter("taking an epoch from the store");
                       CommitPointer pointer = CommitPointer.of(committed);
-                      long epoch = aboveFence(id, pointer);
+                      TakenEpoch epoch = aboveFence(id, pointer);
                       o.enter("loading the checkpoint from the store");
                       Optional<Checkpoint> cp = store.load(id);
                       boolean behind =
@@ -465,7 +474,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                                 + cp.map(c -> "offset " + c.nextOffset()).orElse("none")
                                 + " and keeps no copy in Kafka to read it back from");
                       }
-                      return new Restored<>(epoch, cp, restoreTask(o, epoch, cp), pointer);
+                      return new Restored<>(epoch, cp, restoreTask(o, epoch.value(), cp), pointer);
                     }));
   }
 
@@ -498,14 +507,31 @@ final class PartitionOwnership<T extends PartitionTask> {
 
   /**
    * The next epoch of {@code id} from the store, above the fence of the pointer committed in the
-   * group (epochs the store lost, or never knew: an island's). Blocking.
+   * group (epochs the store lost, or never knew: an island's). Blocking; does not wait for the
+   * store's durable copy of the epoch ({@link #epochRecorded} does, before the owner acts).
    */
-  private long aboveFence(String id, CommitPointer pointer) {
-    long epoch = store.nextEpoch(id);
-    while (pointer != null && epoch <= pointer.fence()) {
-      epoch = store.nextEpoch(id);
+  private TakenEpoch aboveFence(String id, CommitPointer pointer) {
+    TakenEpoch epoch = store.takeEpoch(id);
+    while (pointer != null && epoch.value() <= pointer.fence()) {
+      epoch = store.takeEpoch(id).after(epoch);
     }
     return epoch;
+  }
+
+  /**
+   * Completes when the store's durable copy of the take-over's epoch is written (its record in the
+   * checkpoint topic, sent when the epoch was taken): the owner restores its task, seeks and claims
+   * meanwhile, and processes nothing before. A failed record fails the take-over, which is retried
+   * with a new epoch.
+   */
+  private Future<Void> epochRecorded(Owned o, Restored<T> r) {
+    CompletableFuture<Void> recorded = r.taken().recorded();
+    if (recorded.isDone() && !recorded.isCompletedExceptionally()) {
+      return Future.succeededFuture();
+    }
+    o.enter("waiting for its epoch's record in the checkpoint topic");
+    return Future.fromCompletionStage(recorded, context)
+        .recover(e -> Future.failedFuture(TakenEpoch.unwrap(e)));
   }
 
   /**
@@ -553,7 +579,7 @@ final class PartitionOwnership<T extends PartitionTask> {
                       answer ->
                           channel.run(
                               producer -> {
-                                long epoch;
+                                TakenEpoch epoch;
                                 Optional<Checkpoint> cp;
                                 if (answer.isPresent()) {
                                   epoch = answer.get().epoch();
@@ -562,19 +588,19 @@ final class PartitionOwnership<T extends PartitionTask> {
                                           o.partition, id, pointer, answer.get().stored());
                                 } else {
                                   o.enter("reading the checkpoint from the checkpoint topic");
-                                  epoch = pointer.fence() + 1;
+                                  epoch = TakenEpoch.recorded(pointer.fence() + 1);
                                   cp = readBack(o.partition, id, pointer);
                                   o.storeBypassed = true;
                                 }
                                 producer.beginTransaction();
                                 return new Restored<>(
-                                    epoch, cp, restoreTask(o, epoch, cp), pointer);
+                                    epoch, cp, restoreTask(o, epoch.value(), cp), pointer);
                               }));
             });
   }
 
   /** What the store answered a take-over: the new epoch and its copy of the checkpoint. */
-  private record StoreAnswer(long epoch, Optional<Checkpoint> stored) {}
+  private record StoreAnswer(TakenEpoch epoch, Optional<Checkpoint> stored) {}
 
   /**
    * {@code exactly_once}: the store's new epoch and checkpoint copy, or empty when the store has

@@ -11,6 +11,7 @@ import dev.skewer.core.checkpoint.CheckpointManifest;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.checkpoint.LogPosition;
 import dev.skewer.core.checkpoint.Saved;
+import dev.skewer.core.checkpoint.TakenEpoch;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobNames;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -166,15 +168,24 @@ class ChunkedCheckpointTopicIT {
 
   @Test
   @Order(4)
-  void shouldReloadEveryCheckpointFromTheTopicWhenHazelcastIsLost() {
-    // given a new Hazelcast cluster: empty maps
+  void shouldReloadEveryCheckpointFromTheTopicWhenHazelcastIsLost() throws Exception {
+    // given epochs taken without a checkpoint since, their records sent without waiting
+    String epochOnly = "node/epochs-only/0";
+    TakenEpoch first = store.takeEpoch(epochOnly);
+    TakenEpoch second = store.takeEpoch(epochOnly);
+    assertThat(second.value()).isEqualTo(first.value() + 1);
+    second.recorded().get(30, TimeUnit.SECONDS);
+
+    // and a new Hazelcast cluster: empty maps
     try (HazelcastCheckpointStore reloaded = storeOn(member())) {
-      // then every latest checkpoint is back, chunks included
+      // then every latest checkpoint is back, chunks included, and every fence
       for (Map.Entry<String, Checkpoint> e : latest.entrySet()) {
         assertThat(reloaded.load(e.getKey())).as(e.getKey()).contains(e.getValue());
         assertThat(reloaded.currentEpoch(e.getKey())).isEqualTo(e.getValue().epoch());
       }
       assertThat(reloaded.chunkKeys()).hasSameElementsAs(store.chunkKeys());
+      assertThat(reloaded.currentEpoch(epochOnly)).isEqualTo(second.value());
+      assertThat(reloaded.nextEpoch(epochOnly)).isEqualTo(second.value() + 1);
     }
   }
 

@@ -21,8 +21,21 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  */
 public interface CheckpointStore extends AutoCloseable {
 
-  /** Increments and returns the fencing epoch of {@code id} (the first call returns 1). */
+  /**
+   * Increments and returns the fencing epoch of {@code id} (the first call returns 1), once the
+   * store's durable copy has it (see {@link #takeEpoch}).
+   */
   long nextEpoch(String id);
+
+  /**
+   * Increments the fencing epoch of {@code id} like {@link #nextEpoch}, without waiting for the
+   * store's durable copy of it (a record in Kafka): the store fences with the epoch when this
+   * returns, and {@link TakenEpoch#recorded} tells when the copy is written. A take-over restores
+   * its state meanwhile and waits for it before it acts. By default {@link #nextEpoch}.
+   */
+  default TakenEpoch takeEpoch(String id) {
+    return TakenEpoch.recorded(nextEpoch(id));
+  }
 
   /** The current fencing epoch of {@code id} (0 if never taken). */
   long currentEpoch(String id);

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -54,11 +55,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Checkpoints and epochs in the job's Hazelcast IMaps ({@code skewer.<job>.checkpoints}, {@code
  * skewer.<job>.checkpoint-chunks}, {@code skewer.<job>.epochs}, backup count 1; see {@link
- * JobNames}), each write mirrored synchronously to a compacted Kafka topic (by default {@code
+ * JobNames}), each write mirrored to a compacted Kafka topic (by default {@code
  * skewer.<job>.checkpoints}; record keys {@code checkpoint/<id>}, {@code chunk/<id>/...} and {@code
- * epoch/<id>}). When a store starts and finds the epochs map empty — the whole Hazelcast cluster
- * was lost — it reloads the maps from the topic first, so epochs keep growing and owners resume
- * from their last checkpoints.
+ * epoch/<id>}): a checkpoint synchronously, an epoch's record sent without waiting ({@link
+ * #takeEpoch}: the owner waits for it before it acts, while it restores). When a store starts and
+ * finds the epochs map empty — the whole Hazelcast cluster was lost — it reloads the maps from the
+ * topic first, so epochs keep growing and owners resume from their last checkpoints.
  *
  * <p><b>Chunks.</b> A checkpoint whose state fits in one chunk ({@code chunkBytes}, by default
  * {@value #DEFAULT_CHUNK_BYTES}) is stored whole, as one {@link Checkpoint} encoding (format
@@ -424,10 +426,37 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
 
   @Override
   public long nextEpoch(String id) {
+    return takeEpoch(id).awaitRecorded();
+  }
+
+  /**
+   * The fence moves in the slot (saves of lower epochs are refused from now on); the epoch's {@code
+   * epoch/<id>} record, what a store reloads its fences from after the whole Hazelcast cluster was
+   * lost, is sent and not waited for: {@link TakenEpoch#recorded} completes when the topic has it.
+   */
+  @Override
+  public TakenEpoch takeEpoch(String id) {
     long next = checkpoints.executeOnKey(id, new NextEpoch());
     epochs.set(id, next); // for operators; the fence in the slot is what save checks
-    mirror("epoch/" + id, ByteBuffer.allocate(8).putLong(next).array());
-    return next;
+    if (producer == null) {
+      return TakenEpoch.recorded(next);
+    }
+    CompletableFuture<Void> recorded = new CompletableFuture<>();
+    producer.send(
+        new ProducerRecord<>(
+            topic,
+            ("epoch/" + id).getBytes(StandardCharsets.UTF_8),
+            ByteBuffer.allocate(8).putLong(next).array()),
+        (metadata, error) -> {
+          if (error == null) {
+            recorded.complete(null);
+          } else {
+            recorded.completeExceptionally(
+                new KafkaException(
+                    "cannot write epoch " + next + " of " + id + " to " + topic, error));
+          }
+        });
+    return new TakenEpoch(next, recorded);
   }
 
   @Override
@@ -912,14 +941,6 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       entry.setValue(new FencedSlot(Math.max(fence, epoch), checkpoint).encode());
       return new SaveOutcome(true, previousManifest);
     }
-  }
-
-  /** Writes {@code key} to the topic and waits for it; null without a topic. */
-  private RecordMetadata mirror(String key, byte[] value) {
-    if (producer == null) {
-      return null;
-    }
-    return await(send(producer, key.getBytes(StandardCharsets.UTF_8), value), key);
   }
 
   @Override

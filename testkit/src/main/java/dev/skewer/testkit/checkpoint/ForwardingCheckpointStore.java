@@ -3,6 +3,7 @@ package dev.skewer.testkit.checkpoint;
 import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
+import dev.skewer.core.checkpoint.TakenEpoch;
 import java.util.Optional;
 
 /**
@@ -21,6 +22,11 @@ public abstract class ForwardingCheckpointStore implements CheckpointStore {
   @Override
   public long nextEpoch(String id) {
     return delegate.nextEpoch(id);
+  }
+
+  @Override
+  public TakenEpoch takeEpoch(String id) {
+    return delegate.takeEpoch(id);
   }
 
   @Override

@@ -1,16 +1,17 @@
 package dev.skewer.testkit.checkpoint;
 
 import dev.skewer.core.checkpoint.CheckpointStore;
+import dev.skewer.core.checkpoint.TakenEpoch;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * A real store behind a gate: taking a partition over ({@link #nextEpoch}) waits until {@link
- * #open()}, so a test can hold a process in "assigned but not restored" for as long as it likes, or
- * revoke a partition while its take-over is taking an epoch. Only ids the gate was given wait;
- * another process's view of the same store is the delegate itself.
+ * A real store behind a gate: taking a partition over ({@link #takeEpoch}, {@link #nextEpoch})
+ * waits until {@link #open()}, so a test can hold a process in "assigned but not restored" for as
+ * long as it likes, or revoke a partition while its take-over is taking an epoch. Only ids the gate
+ * was given wait; another process's view of the same store is the delegate itself.
  */
 public final class GatedCheckpointStore extends ForwardingCheckpointStore {
 
@@ -41,6 +42,17 @@ public final class GatedCheckpointStore extends ForwardingCheckpointStore {
 
   @Override
   public long nextEpoch(String id) {
+    pass(id);
+    return super.nextEpoch(id);
+  }
+
+  @Override
+  public TakenEpoch takeEpoch(String id) {
+    pass(id);
+    return super.takeEpoch(id);
+  }
+
+  private void pass(String id) {
     if (gated.test(id)) {
       waiting.countDown();
       try {
@@ -52,7 +64,6 @@ public final class GatedCheckpointStore extends ForwardingCheckpointStore {
         throw new IllegalStateException("interrupted at the gate", e);
       }
     }
-    return super.nextEpoch(id);
   }
 
   @Override
