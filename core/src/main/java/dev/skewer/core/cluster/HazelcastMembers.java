@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
  * Starts embedded Hazelcast members with Skewer's settings: listening on the bind address only and
  * advertising the public address; TCP-IP join over the listed members (multicast and auto-detection
  * off; a {@value #JOIN_TIMEOUT_SECONDS} s join timeout) or Kubernetes DNS discovery of a headless
- * service; no phone-home; SLF4J logging; a 1 s heartbeat with a 5 s no-heartbeat timeout (so a
- * frozen member is noticed in seconds, not the default minute); member attributes {@value
- * #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value #JOB_ATTRIBUTE}. Blocking: call it off the
- * event loop.
+ * service; no phone-home; Hazelcast's own metrics collection off; SLF4J logging; a 1 s heartbeat
+ * with a 5 s no-heartbeat timeout (so a frozen member is noticed in seconds, not the default
+ * minute); member attributes {@value #ROLE_ATTRIBUTE}, {@value #NAME_ATTRIBUTE} and {@value
+ * #JOB_ATTRIBUTE}. Blocking: call it off the event loop.
  *
  * <p>Each {@code hazelcast.*} property Skewer sets gives way to the same JVM system property
  * ({@code -Dhazelcast.max.no.heartbeat.seconds=10}), and {@value #JOIN_TIMEOUT_PROPERTY} replaces
@@ -46,6 +46,9 @@ public final class HazelcastMembers {
 
   /** System property overriding {@link #JOIN_TIMEOUT_SECONDS}. */
   public static final String JOIN_TIMEOUT_PROPERTY = "skewer.hazelcast.join.timeout.seconds";
+
+  /** System property that turns Hazelcast's own metrics collection back on (Hazelcast's). */
+  public static final String METRICS_PROPERTY = "hazelcast.metrics.enabled";
 
   private static final Logger LOG = LoggerFactory.getLogger(HazelcastMembers.class);
 
@@ -86,6 +89,12 @@ public final class HazelcastMembers {
     property(config, "hazelcast.max.no.heartbeat.seconds", "5");
     property(config, "hazelcast.wait.seconds.before.join", "1");
     property(config, "hazelcast.shutdownhook.enabled", "false");
+    // Hazelcast's own metrics (collected every 5 s for JMX and Management Center, which Skewer
+    // does not use): ~5 % of a W1 run's CPU (docs/benchmarks.md); Skewer's Hazelcast gauges read
+    // the maps' statistics, which do not need them. -Dhazelcast.metrics.enabled=true turns them on
+    if (System.getProperty(METRICS_PROPERTY) == null) {
+      config.getMetricsConfig().setEnabled(false);
+    }
     config.getMemberAttributeConfig().setAttribute(ROLE_ATTRIBUTE, role);
     config.getMemberAttributeConfig().setAttribute(NAME_ATTRIBUTE, memberName);
     if (jobName != null) {

@@ -45,6 +45,17 @@ class HazelcastMembersTest {
           .containsExactlyInAnyOrder("node/node-1", "coordinator/coordinator-1");
       Member local = node.getCluster().getLocalMember();
       assertThat(local.getAddress().getPort()).isEqualTo(p1);
+
+      // and with Hazelcast's metrics collection off, each member's map statistics (what the
+      // skewer.hazelcast.map.owned.entries gauges read) still count the entries it owns
+      assertThat(node.getConfig().getMetricsConfig().isEnabled()).isFalse();
+      for (int i = 0; i < 20; i++) {
+        node.getMap("skewer.j.epochs").set("id-" + i, (long) i);
+      }
+      long owned =
+          node.getMap("skewer.j.epochs").getLocalMapStats().getOwnedEntryCount()
+              + coordinator.getMap("skewer.j.epochs").getLocalMapStats().getOwnedEntryCount();
+      assertThat(owned).isEqualTo(20);
     } finally {
       if (coordinator != null) {
         coordinator.getLifecycleService().terminate();
@@ -128,6 +139,21 @@ class HazelcastMembersTest {
       assertThat(config.getProperty("hazelcast.heartbeat.interval.seconds")).isEqualTo("1");
     } finally {
       System.clearProperty(name);
+    }
+  }
+
+  @Test
+  void shouldTurnHazelcastsOwnMetricsOffUnlessTheSystemPropertyAsksForThem() {
+    ClusterSettings settings = ClusterSettings.loopback("c", 5701, List.of());
+    assertThat(HazelcastMembers.config(settings, "node-1", "node").getMetricsConfig().isEnabled())
+        .isFalse();
+    System.setProperty(HazelcastMembers.METRICS_PROPERTY, "true");
+    try {
+      // Skewer leaves Hazelcast's default (on) alone; Hazelcast itself reads the property
+      assertThat(HazelcastMembers.config(settings, "node-1", "node").getMetricsConfig().isEnabled())
+          .isTrue();
+    } finally {
+      System.clearProperty(HazelcastMembers.METRICS_PROPERTY);
     }
   }
 
