@@ -26,7 +26,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.zip.CRC32;
 import org.apache.kafka.clients.admin.Admin;
@@ -134,6 +137,14 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   private final KafkaSettings kafka; // null: no Kafka mirror
   private final String topic;
   private final KafkaProducer<byte[], byte[]> producer; // null: no Kafka mirror
+  // sends epochs' records in the order they were taken (takeEpoch)
+  private final ExecutorService epochRecords =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "skewer-epoch-records");
+            t.setDaemon(true);
+            return t;
+          });
   // exactly_once: chunked checkpoints written (or loaded) whose chunk records a later transaction
   // tombstones; dropped once a later checkpoint's copy is cached (its transaction committed)
   private final Map<String, Deque<CheckpointChunks>> unreclaimed = new ConcurrentHashMap<>();
@@ -442,21 +453,33 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       return TakenEpoch.recorded(next);
     }
     CompletableFuture<Void> recorded = new CompletableFuture<>();
-    producer.send(
+    ProducerRecord<byte[], byte[]> record =
         new ProducerRecord<>(
             topic,
             ("epoch/" + id).getBytes(StandardCharsets.UTF_8),
-            ByteBuffer.allocate(8).putLong(next).array()),
-        (metadata, error) -> {
-          if (error == null) {
-            recorded.complete(null);
-          } else {
-            recorded.completeExceptionally(
-                new KafkaException(
-                    "cannot write epoch " + next + " of " + id + " to " + topic, error));
+            ByteBuffer.allocate(8).putLong(next).array());
+    // sent from a thread of its own: a first send waits for the topic's metadata
+    epochRecords.execute(
+        () -> {
+          try {
+            producer.send(
+                record,
+                (metadata, error) -> {
+                  if (error == null) {
+                    recorded.complete(null);
+                  } else {
+                    recorded.completeExceptionally(epochNotWritten(next, id, error));
+                  }
+                });
+          } catch (RuntimeException e) {
+            recorded.completeExceptionally(epochNotWritten(next, id, e));
           }
         });
     return new TakenEpoch(next, recorded);
+  }
+
+  private KafkaException epochNotWritten(long epoch, String id, Throwable cause) {
+    return new KafkaException("cannot write epoch " + epoch + " of " + id + " to " + topic, cause);
   }
 
   @Override
@@ -945,6 +968,12 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
 
   @Override
   public void close() {
+    epochRecords.shutdown(); // the records it was given are sent (the producer waits for them)
+    try {
+      epochRecords.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     if (producer != null) {
       producer.close(Duration.ofSeconds(10));
     }
