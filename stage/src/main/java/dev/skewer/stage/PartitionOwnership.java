@@ -5,6 +5,7 @@ import dev.skewer.core.checkpoint.Checkpoint;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.checkpoint.Saved;
 import dev.skewer.core.checkpoint.TakenEpoch;
+import dev.skewer.core.concurrent.Unwrapped;
 import dev.skewer.core.job.Guarantee;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -531,7 +532,7 @@ final class PartitionOwnership<T extends PartitionTask> {
     }
     o.enter("waiting for its epoch's record in the checkpoint topic");
     return Future.fromCompletionStage(recorded, context)
-        .recover(e -> Future.failedFuture(TakenEpoch.unwrap(e)));
+        .recover(e -> Future.failedFuture(Unwrapped.cause(e)));
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.skewer.core.checkpoint;
 
+import dev.skewer.core.concurrent.Unwrapped;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -36,20 +36,10 @@ public record TakenEpoch(long value, CompletableFuture<Void> recorded) {
       recorded.get();
       return value;
     } catch (ExecutionException e) {
-      throw unwrap(e.getCause());
+      throw Unwrapped.cause(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted waiting for epoch " + value + "'s record", e);
     }
-  }
-
-  /** The store's own error behind {@code t} (futures composed from others wrap it). */
-  public static RuntimeException unwrap(Throwable t) {
-    Throwable cause = t;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
   }
 }

@@ -1,0 +1,2 @@
+/** Small helpers for work that runs on other threads. */
+package dev.skewer.core.concurrent;
