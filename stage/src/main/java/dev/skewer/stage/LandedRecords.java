@@ -1,17 +1,12 @@
 package dev.skewer.stage;
 
-import dev.skewer.core.concurrent.Unwrapped;
 import dev.skewer.core.kafka.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -33,33 +28,6 @@ public final class LandedRecords {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private LandedRecords() {}
-
-  /**
-   * Starts {@code lookup} — a scan of what an earlier owner wrote, built on {@link #since} — on a
-   * thread of its own, so that a take-over restores its task from the checkpoint meanwhile instead
-   * of one after the other; {@link #await} waits for its answer.
-   */
-  public static <T> CompletableFuture<T> lookUpMeanwhile(Supplier<T> lookup) {
-    return CompletableFuture.supplyAsync(
-        lookup,
-        r -> {
-          Thread t = new Thread(r, "skewer-landed-records");
-          t.setDaemon(true);
-          t.start();
-        });
-  }
-
-  /**
-   * The answer of a {@link #lookUpMeanwhile} lookup, waiting for it; its error as the lookup threw
-   * it. Blocking.
-   */
-  public static <T> T await(CompletableFuture<T> lookup) {
-    try {
-      return lookup.join();
-    } catch (CompletionException | CancellationException e) {
-      throw Unwrapped.cause(e);
-    }
-  }
 
   /**
    * Hands every record of {@code topics} appended since {@code sinceMs} − {@link #MARGIN} to {@code

@@ -9,14 +9,12 @@ import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.wire.Partial;
 import dev.skewer.core.wire.PartialsMessage;
 import dev.skewer.core.wire.WireFormatException;
-import dev.skewer.stage.LandedRecords;
 import dev.skewer.stage.RateLimitedLog;
 import dev.skewer.stage.TaskFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,24 +104,20 @@ final class MergeTasks implements TaskFactory<PartialsPartitionTask> {
   public PartialsPartitionTask restore(int partition, long epoch, Optional<Checkpoint> checkpoint) {
     long lateness = job.allowedLateness().toMillis();
     int sources = sourcePartitions;
-    // at_least_once: what an earlier owner wrote since the checkpoint; without one, an earlier
-    // owner (epoch > 1: a rewind or take-over before the first checkpoint) may have written any
-    // result. exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen.
-    // Looked up while the checkpoint's state is decoded
-    CompletableFuture<WrittenResults> written =
-        job.guarantee() != Guarantee.AT_LEAST_ONCE
-            ? CompletableFuture.completedFuture(WrittenResults.none())
-            : checkpoint.isPresent()
-                ? LandedRecords.lookUpMeanwhile(
-                    () -> writtenResults.find(partition, checkpoint.get().createdMs()))
-                : epoch > 1
-                    ? LandedRecords.lookUpMeanwhile(() -> writtenResults.find(partition, 0))
-                    : CompletableFuture.completedFuture(WrittenResults.none());
     WindowMerger merger =
         checkpoint.isPresent()
             ? WindowMerger.restore(checkpoint.get().state(), sources, lateness, job.toSketchSpec())
             : new WindowMerger(sources, lateness, job.toSketchSpec());
-    return new PartialsPartitionTask(this, partition, epoch, merger, LandedRecords.await(written));
+    // at_least_once: what an earlier owner wrote since the checkpoint; without one, an earlier
+    // owner (epoch > 1: a rewind or take-over before the first checkpoint) may have written any
+    // result. exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen
+    WrittenResults written =
+        job.guarantee() != Guarantee.AT_LEAST_ONCE
+            ? WrittenResults.none()
+            : checkpoint.isPresent()
+                ? writtenResults.find(partition, checkpoint.get().createdMs())
+                : epoch > 1 ? writtenResults.find(partition, 0) : WrittenResults.none();
+    return new PartialsPartitionTask(this, partition, epoch, merger, written);
   }
 
   /** The events topic grew: mergers created from now on know the new count. */

@@ -8,7 +8,6 @@ import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.window.SliceAssigner;
 import dev.skewer.node.aggregate.PartitionAggregator;
-import dev.skewer.stage.LandedRecords;
 import dev.skewer.stage.TaskFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Makes the node's {@link SourcePartitionTask}s and holds what they share: the job's decoding and
@@ -108,28 +106,23 @@ final class SourceTasks implements TaskFactory<SourcePartitionTask> {
 
   @Override
   public SourcePartitionTask restore(int partition, long epoch, Optional<Checkpoint> checkpoint) {
-    // at_least_once: what an earlier owner routed since the checkpoint; without one, an earlier
-    // owner (epoch > 1: a rewind or take-over before the first checkpoint) may have routed any
-    // offset. exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen.
-    // Looked up while the checkpoint's state is decoded
-    CompletableFuture<Set<Long>> alreadyRouted =
-        job.guarantee() != Guarantee.AT_LEAST_ONCE
-            ? CompletableFuture.completedFuture(Set.of())
-            : checkpoint.isPresent()
-                ? LandedRecords.lookUpMeanwhile(
-                    () ->
-                        routed.find(
-                            partition, checkpoint.get().nextOffset(), checkpoint.get().createdMs()))
-                : epoch > 1
-                    ? LandedRecords.lookUpMeanwhile(() -> routed.find(partition, 0, 0))
-                    : CompletableFuture.completedFuture(Set.of());
     PartitionAggregator aggregator =
         checkpoint.isPresent()
             ? PartitionAggregator.restore(
                 checkpoint.get().state(), epoch, slices, delayMs, latenessMs, job.toSketchSpec())
             : new PartitionAggregator(
                 partition, epoch, slices, delayMs, latenessMs, job.toSketchSpec());
-    return new SourcePartitionTask(this, partition, aggregator, LandedRecords.await(alreadyRouted));
+    // at_least_once: what an earlier owner routed since the checkpoint; without one, an earlier
+    // owner (epoch > 1: a rewind or take-over before the first checkpoint) may have routed any
+    // offset. exactly_once: what the previous owner wrote after its checkpoint was aborted, unseen
+    Set<Long> alreadyRouted =
+        job.guarantee() != Guarantee.AT_LEAST_ONCE
+            ? Set.of()
+            : checkpoint.isPresent()
+                ? routed.find(
+                    partition, checkpoint.get().nextOffset(), checkpoint.get().createdMs())
+                : epoch > 1 ? routed.find(partition, 0, 0) : Set.of();
+    return new SourcePartitionTask(this, partition, aggregator, alreadyRouted);
   }
 
   Clock clock() {
