@@ -90,8 +90,9 @@ public final class HazelcastMembers {
     property(config, "hazelcast.wait.seconds.before.join", "1");
     property(config, "hazelcast.shutdownhook.enabled", "false");
     // Hazelcast's own metrics (collected every 5 s for JMX and Management Center, which Skewer
-    // does not use): ~5 % of a W1 run's CPU (docs/benchmarks.md); Skewer's Hazelcast gauges read
-    // the maps' statistics, which do not need them. -Dhazelcast.metrics.enabled=true turns them on
+    // does not use): a few per cent of a W1 run's CPU (docs/benchmarks.md); Skewer's Hazelcast
+    // gauges read the maps' statistics, which do not need them. -Dhazelcast.metrics.enabled=true
+    // turns them on
     if (System.getProperty(METRICS_PROPERTY) == null) {
       config.getMetricsConfig().setEnabled(false);
     }
