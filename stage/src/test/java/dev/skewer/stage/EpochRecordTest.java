@@ -59,18 +59,20 @@ class EpochRecordTest {
       CompletableFuture<Void> record = store.records.poll(10, TimeUnit.SECONDS);
       assertThat(record).as("the take-over took an epoch").isNotNull();
 
-      // when the take-over has come as far as it can without the epoch's record (the slow
-      // take-over warning names the step it waits on and those it finished)
-      clock.advance(PartitionOwnership.SLOW_TAKE_OVER_MS + 1_000);
+      // when the take-over has come as far as it can without the epoch's record: the slow
+      // take-over warning (given when the clock has moved 10 s since the last one) names the step
+      // it waits on and those it finished
       await()
-          .until(
-              () ->
-                  messages(Level.WARN).stream()
-                      .anyMatch(
-                          m ->
-                              m.contains(
-                                  "waiting on: waiting for its epoch's record in the checkpoint"
-                                      + " topic")));
+          .untilAsserted(
+              () -> {
+                clock.advance(PartitionOwnership.SLOW_TAKE_OVER_MS + 1_000);
+                assertThat(messages(Level.WARN))
+                    .anyMatch(
+                        m ->
+                            m.contains(
+                                "waiting on: waiting for its epoch's record in the checkpoint"
+                                    + " topic"));
+              });
 
       // then it restored its task, sought and claimed, and processed nothing
       assertThat(messages(Level.WARN))
@@ -114,7 +116,7 @@ class EpochRecordTest {
       assertThat(store.currentEpoch("test/in/0")).isEqualTo(2);
       assertThat(h.runtime.ownedPartitions()).isEmpty();
       assertThat(h.sent(CountingTask.OUT)).isEmpty();
-      assertThat(logged.list)
+      assertThat(events())
           .filteredOn(
               e ->
                   e.getLevel() == Level.ERROR
@@ -133,10 +135,17 @@ class EpochRecordTest {
   }
 
   private List<String> messages(Level at) {
-    return logged.list.stream()
+    return events().stream()
         .filter(e -> e.getLevel() == at)
         .map(ILoggingEvent::getFormattedMessage)
         .toList();
+  }
+
+  /** What was logged so far (the appender adds under its own lock, from the event loop). */
+  private List<ILoggingEvent> events() {
+    synchronized (logged) {
+      return List.copyOf(logged.list);
+    }
   }
 
   private static List<String> keys(RuntimeHarness h) {
