@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.core.checkpoint.TakenEpoch;
 import dev.skewer.testkit.checkpoint.ForwardingCheckpointStore;
@@ -23,7 +20,6 @@ import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * A take-over's epoch is written to the store's durable copy (the checkpoint topic) while the new
@@ -32,18 +28,16 @@ import org.slf4j.LoggerFactory;
  */
 class EpochRecordTest {
 
-  private final Logger logger = (Logger) LoggerFactory.getLogger(PartitionOwnership.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+  private CapturedLog log;
 
   @BeforeEach
-  void record() {
-    logged.start();
-    logger.addAppender(logged);
+  void capture() {
+    log = new CapturedLog(PartitionOwnership.class, Level.INFO);
   }
 
   @AfterEach
-  void restore() {
-    logger.detachAppender(logged);
+  void release() {
+    log.close();
   }
 
   @Test
@@ -66,7 +60,7 @@ class EpochRecordTest {
           .untilAsserted(
               () -> {
                 clock.advance(PartitionOwnership.SLOW_TAKE_OVER_MS + 1_000);
-                assertThat(messages(Level.WARN))
+                assertThat(log.messages(Level.WARN))
                     .anyMatch(
                         m ->
                             m.contains(
@@ -75,7 +69,7 @@ class EpochRecordTest {
               });
 
       // then it restored its task, sought and claimed, and processed nothing
-      assertThat(messages(Level.WARN))
+      assertThat(log.messages(Level.WARN))
           .anySatisfy(
               m ->
                   assertThat(m)
@@ -116,7 +110,7 @@ class EpochRecordTest {
       assertThat(store.currentEpoch("test/in/0")).isEqualTo(2);
       assertThat(h.runtime.ownedPartitions()).isEmpty();
       assertThat(h.sent(CountingTask.OUT)).isEmpty();
-      assertThat(events())
+      assertThat(log.events())
           .filteredOn(
               e ->
                   e.getLevel() == Level.ERROR
@@ -131,20 +125,6 @@ class EpochRecordTest {
           .untilAsserted(() -> assertThat(h.sent(CountingTask.OUT)).as(h.describe(0)).hasSize(2));
       assertThat(keys(h)).containsExactly("0/0/2", "0/1/2");
       assertThat(h.tasks).filteredOn(t -> t.epoch == 1).allMatch(t -> !t.activated);
-    }
-  }
-
-  private List<String> messages(Level at) {
-    return events().stream()
-        .filter(e -> e.getLevel() == at)
-        .map(ILoggingEvent::getFormattedMessage)
-        .toList();
-  }
-
-  /** What was logged so far (the appender adds under its own lock, from the event loop). */
-  private List<ILoggingEvent> events() {
-    synchronized (logged) {
-      return List.copyOf(logged.list);
     }
   }
 

@@ -4,39 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.skewer.core.checkpoint.InMemoryCheckpointStore;
 import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
 import dev.skewer.testkit.time.ManualClock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** What a take-over tells the operator: what it waits on, its steps so far, how long it took. */
 class TakeOverLogTest {
 
-  private final Logger logger = (Logger) LoggerFactory.getLogger(PartitionOwnership.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private Level level;
+  private CapturedLog log;
 
   @BeforeEach
-  void record() {
-    level = logger.getLevel();
-    logged.start();
-    logger.addAppender(logged);
-    logger.setLevel(Level.DEBUG);
+  void capture() {
+    log = new CapturedLog(PartitionOwnership.class, Level.DEBUG);
   }
 
   @AfterEach
-  void restore() {
-    logger.detachAppender(logged);
-    logger.setLevel(level);
+  void release() {
+    log.close();
   }
 
   @Test
@@ -55,8 +44,8 @@ class TakeOverLogTest {
       clock.advance(PartitionOwnership.SLOW_TAKE_OVER_MS + 1_000);
 
       // then the warning names what it waits on, and the steps it finished with their durations
-      await().until(() -> !messages(Level.WARN).isEmpty());
-      assertThat(messages(Level.WARN))
+      await().until(() -> !log.messages(Level.WARN).isEmpty());
+      assertThat(log.messages(Level.WARN))
           .anySatisfy(
               m ->
                   assertThat(m)
@@ -71,15 +60,17 @@ class TakeOverLogTest {
       store.open();
       await().until(() -> h.runtime.ownedPartitions().equals(Set.of(0)));
       await()
-          .until(() -> messages(Level.DEBUG).stream().anyMatch(m -> m.contains("take-over steps")));
-      assertThat(messages(Level.INFO))
+          .until(
+              () ->
+                  log.messages(Level.DEBUG).stream().anyMatch(m -> m.contains("take-over steps")));
+      assertThat(log.messages(Level.INFO))
           .anySatisfy(
               m ->
                   assertThat(m)
                       .containsPattern(
                           "partition=0 epoch=1 owned, resuming at offset 0 \\(no checkpoint\\),"
                               + " taken over in 1\\d{4} ms$"));
-      assertThat(messages(Level.DEBUG))
+      assertThat(log.messages(Level.DEBUG))
           .anySatisfy(
               m ->
                   assertThat(m)
@@ -90,12 +81,5 @@ class TakeOverLogTest {
                               + " \\d+ ms, creating its task \\d+ ms, seeking to the start \\d+ ms, committing its claim in"
                               + " the consumer group \\d+ ms$"));
     }
-  }
-
-  private List<String> messages(Level at) {
-    return logged.list.stream()
-        .filter(e -> e.getLevel() == at)
-        .map(ILoggingEvent::getFormattedMessage)
-        .toList();
   }
 }
