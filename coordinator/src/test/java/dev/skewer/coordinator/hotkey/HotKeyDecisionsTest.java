@@ -113,7 +113,7 @@ class HotKeyDecisionsTest {
           .atMost(Duration.ofSeconds(30))
           .untilAsserted(
               () ->
-                  assertThat(logged.list)
+                  assertThat(copyOf(logged))
                       .extracting(ILoggingEvent::getFormattedMessage)
                       .anySatisfy(
                           m ->
@@ -125,6 +125,13 @@ class HotKeyDecisionsTest {
     } finally {
       logger.setLevel(level);
       logger.detachAppender(logged);
+    }
+  }
+
+  /** What the appender holds so far (it adds under its own lock, from the event loop). */
+  private static List<ILoggingEvent> copyOf(ListAppender<ILoggingEvent> appender) {
+    synchronized (appender) {
+      return List.copyOf(appender.list);
     }
   }
 
