@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * A Dockerfile read into its instructions: comments dropped, continuation lines joined, keywords
  * upper-cased. Only what the checks need: the instruction list, {@code ENV} and {@code ARG} values,
- * and exec-form (JSON array) {@code ENTRYPOINT}/{@code CMD}.
+ * exec-form (JSON array) {@code ENTRYPOINT}/{@code CMD}/{@code RUN} and a {@code RUN}'s leading
+ * flags ({@code --mount=...}).
  *
  * @param instructions keyword and the rest of the line, in order
  */
@@ -99,7 +100,7 @@ record Dockerfile(List<Instruction> instructions) {
    * form.
    */
   List<String> execForm(String keyword) {
-    String json = last(keyword).arguments();
+    String json = withoutFlags(last(keyword).arguments());
     if (!json.startsWith("[")) {
       throw new AssertionError(keyword + " must be in exec form (a JSON array), was " + json);
     }
@@ -108,6 +109,49 @@ record Dockerfile(List<Instruction> instructions) {
     } catch (IOException e) {
       throw new AssertionError(keyword + " is not a JSON array of strings: " + json, e);
     }
+  }
+
+  /**
+   * The leading {@code --name=value} flags of the last instruction of a kind ({@code RUN
+   * --mount=type=bind,...}), as name → value.
+   */
+  Map<String, String> flags(String keyword) {
+    Map<String, String> flags = new LinkedHashMap<>();
+    String rest = last(keyword).arguments();
+    while (rest.startsWith("--")) {
+      int end = rest.indexOf(' ');
+      String flag = end < 0 ? rest : rest.substring(0, end);
+      int eq = flag.indexOf('=');
+      flags.put(
+          eq < 0 ? flag.substring(2) : flag.substring(2, eq), eq < 0 ? "" : flag.substring(eq + 1));
+      rest = end < 0 ? "" : rest.substring(end + 1).strip();
+    }
+    return flags;
+  }
+
+  /**
+   * A bind mount's {@code key=value} options ({@code type=bind,source=...,target=...}) of the last
+   * instruction of a kind, or an empty map when it has none.
+   */
+  Map<String, String> mount(String keyword) {
+    Map<String, String> options = new LinkedHashMap<>();
+    String mount = flags(keyword).get("mount");
+    if (mount != null) {
+      for (String option : mount.split(",")) {
+        int eq = option.indexOf('=');
+        options.put(option.substring(0, eq), option.substring(eq + 1));
+      }
+    }
+    return options;
+  }
+
+  private static String withoutFlags(String arguments) {
+    String rest = arguments;
+    while (rest.startsWith("--")) {
+      int end = rest.indexOf(' ');
+      rest = end < 0 ? "" : rest.substring(end + 1).strip();
+    }
+    return rest;
   }
 
   /** {@code ${NAME}} and {@code $NAME} replaced by the ARG defaults. */

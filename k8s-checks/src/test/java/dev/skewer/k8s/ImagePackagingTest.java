@@ -24,15 +24,16 @@ import org.w3c.dom.NodeList;
 
 /**
  * The image recipes, without a Docker engine: the repository's Dockerfile (non-root numeric user,
- * no fixed heap, the product jar that {@code ./mvnw package} builds as the exec-form entrypoint, a
- * build context that lets exactly that jar in), the product jar itself (the {@code skewer} CLI, no
- * test broker inside), the Jib profile of {@code launcher/pom.xml} (the same image), and the
- * chart's agreement with both.
+ * no fixed heap, the product jar that {@code ./mvnw package} builds as the exec-form entrypoint
+ * with the AOT cache its build step writes, a build context that lets exactly that jar and the
+ * development jar in), the product jar itself (the {@code skewer} CLI, no test broker inside), the
+ * Jib profile of {@code launcher/pom.xml} (the same image), and the chart's agreement with both.
  */
 class ImagePackagingTest {
 
   static final Dockerfile DOCKERFILE = Dockerfile.read(Repo.root().resolve("Dockerfile"));
-  static final String ARCHIVE = "/opt/skewer/skewer.jsa";
+  static final String CACHE = "/opt/skewer/skewer.aot";
+  static final String DEV_JAR = "devtools/target/skewer-dev.jar";
   static final String CLASS_LIST = "launcher/cds/skewer.classlist";
 
   @Test
@@ -78,95 +79,113 @@ class ImagePackagingTest {
   @Test
   void shouldRunTheProductJarThatThePackagePhaseBuilds() throws IOException {
     List<String> entrypoint = DOCKERFILE.execForm("ENTRYPOINT");
-    assertThat(entrypoint).hasSize(4).startsWith("java", "-XX:SharedArchiveFile=" + ARCHIVE);
+    assertThat(entrypoint).hasSize(4).startsWith("java", LocalImage.CACHE_FLAG + CACHE);
     assertThat(entrypoint.get(2)).isEqualTo("-jar");
     String jarInImage = entrypoint.get(3);
-    // two COPYs: the jar ./mvnw package writes, to where the entrypoint runs it, and the class
-    // list the archive is dumped from
+    // one COPY: the jar ./mvnw package writes, to where the entrypoint runs it
     List<Dockerfile.Instruction> copies = DOCKERFILE.all("COPY");
-    assertThat(copies).hasSize(2);
+    assertThat(copies).hasSize(1);
     String[] copy = DOCKERFILE.expand(copies.get(0).arguments()).split("\\s+");
     assertThat(copy).containsExactly("launcher/target/skewer.jar", jarInImage);
     assertThat(Repo.root().resolve(copy[0])).isEqualTo(Repo.productJar());
-    String[] list = DOCKERFILE.expand(copies.get(1).arguments()).split("\\s+");
-    assertThat(list).containsExactly(CLASS_LIST, "/opt/skewer/skewer.classlist");
     assertThat(DOCKERFILE.all("FROM")).as("one stage").hasSize(1);
     assertThat(DOCKERFILE.last("FROM").arguments()).contains("jre");
-    // the build context (.dockerignore) lets that jar and the list in and keeps the rest out
+    // the build context (.dockerignore) lets that jar and the development jar (bound in for the
+    // cache's training) in and keeps the rest out
     assertThat(inContext(copy[0])).as("%s in the build context", copy[0]).isTrue();
-    assertThat(inContext(CLASS_LIST)).as("%s in the build context", CLASS_LIST).isTrue();
+    assertThat(inContext(DEV_JAR)).as("%s in the build context", DEV_JAR).isTrue();
     assertThat(inContext("pom.xml")).isFalse();
     assertThat(inContext("launcher/target/classes/x.class")).isFalse();
-    assertThat(inContext("launcher/cds/other.classlist")).isFalse();
+    assertThat(inContext(CLASS_LIST)).isFalse();
   }
 
   @Test
-  void shouldDumpTheArchiveTheEntrypointMapsBeforeTheProcessOptionsAreSet() {
-    // the last RUN dumps the class list's classes from the jar into the archive
+  void shouldWriteTheCacheTheEntrypointMapsBeforeTheProcessOptionsAreSet() throws IOException {
+    // the last RUN binds the development jar in (it is not copied into the image) and writes the
+    // cache from a training run of the jar the entrypoint runs, at the path the entrypoint maps
     List<String> run = DOCKERFILE.execForm("RUN");
     String jarInImage = DOCKERFILE.execForm("ENTRYPOINT").get(3);
-    assertThat(run)
-        .startsWith("java", "-Xshare:dump")
-        .contains(
-            "-XX:SharedClassListFile=/opt/skewer/skewer.classlist",
-            "-XX:SharedArchiveFile=" + ARCHIVE)
-        .endsWith("-cp", jarInImage);
-    // before ENV JDK_JAVA_OPTIONS (the java launcher reads it: the dump would take the heap, GC
-    // and JIT options of the processes)
-    int dump = -1;
+    var mount = DOCKERFILE.mount("RUN");
+    assertThat(mount).containsEntry("type", "bind").containsEntry("source", DEV_JAR);
+    assertThat(inContext(mount.get("source"))).isTrue();
+    assertThat(run).startsWith("java", "-jar", mount.get("target"), "aot-cache");
+    assertThat(String.join(" ", run))
+        .contains("--jar " + jarInImage)
+        .contains("--out " + CACHE)
+        .doesNotContain("-Xmx", "-Xms");
+    assertThat(Repo.root().resolve(DEV_JAR)).isRegularFile();
+    // before ENV JDK_JAVA_OPTIONS (the java launcher reads it: the step's own JVM would take the
+    // heap, GC and JIT options of the processes)
+    int write = -1;
     int env = -1;
     for (int i = 0; i < DOCKERFILE.instructions().size(); i++) {
       Dockerfile.Instruction instruction = DOCKERFILE.instructions().get(i);
-      if (instruction.keyword().equals("RUN") && instruction.arguments().contains("-Xshare:dump")) {
-        dump = i;
+      if (instruction.keyword().equals("RUN") && instruction.arguments().contains("aot-cache")) {
+        write = i;
       }
       if (instruction.keyword().equals("ENV")
           && instruction.arguments().startsWith("JDK_JAVA_OPTIONS")) {
         env = i;
       }
     }
-    assertThat(dump).isNotNegative().isLessThan(env);
+    assertThat(write).isNotNegative().isLessThan(env);
   }
 
   @Test
-  void shouldMapTheDumpedArchiveWithTheProductJarsClassesInIt() throws Exception {
-    // given the archive, dumped here by the Dockerfile's own RUN (its paths made local)
-    Path archive = LocalImage.archive(DOCKERFILE);
-    // when the CLI starts on it, as the entrypoint starts it; -Xshare:on fails rather than
-    // running without the archive
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xshare:on",
-                "-XX:SharedArchiveFile=" + archive,
-                "-Xlog:class+load=info",
-                "-jar",
-                Repo.productJar().toString(),
-                "--version")
-            .redirectErrorStream(true)
-            .start();
+  void shouldStartOnTheWrittenCacheWithTheProductJarsClassesInIt() throws Exception {
+    // given the cache, written here by the Dockerfile's own RUN (its paths made local) with a JVM
+    // of the image's release (skipped without one)
+    Path cache = LocalImage.cache(DOCKERFILE);
+    // when the CLI starts on it as the entrypoint starts it, with the image's JVM options;
+    // -XX:AOTMode=on fails rather than running without the cache
+    List<String> command = new ArrayList<>();
+    command.add(LocalImage.java(DOCKERFILE).orElseThrow().toString());
+    command.addAll(List.of(DOCKERFILE.env().get("JDK_JAVA_OPTIONS").split(" ")));
+    command.addAll(
+        List.of(
+            "-XX:AOTMode=on",
+            LocalImage.CACHE_FLAG + cache,
+            "-Xlog:class+load=info",
+            "-jar",
+            Repo.productJar().toString(),
+            "--version"));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(out).isZero();
-    // then the launcher's and the JDK's classes came from the archive, not the jar
+    // then the launcher's and the JDK's classes came from the cache, not the jar
     assertThat(out)
         .contains("dev.skewer.launcher.SkewerCli source: shared objects file")
-        .contains("picocli.CommandLine source: shared objects file")
-        .contains("java.lang.Object source: shared objects file");
+        .contains("java.lang.Object source: shared objects file")
+        .doesNotContain("[error]");
   }
 
   @Test
-  void shouldLoadEveryListedClassFromTheArchiveWithAClassFileHookOn(@TempDir Path dir)
+  void shouldLoadEveryListedClassFromAnArchiveOfTheListWithAClassFileHookOn(@TempDir Path dir)
       throws Exception {
-    // given the archive, and a JVM recording with JFR (which turns the class-file hook on, as a
-    // Java agent does): every shared class it loads is read back from its source for the hook
-    Path archive = LocalImage.archive(DOCKERFILE);
+    // given an archive of the class list, dumped as README's "Start-up" dumps it for a java -jar
+    // run on Java 17 (this JVM), and a JVM recording with JFR (which turns the class-file hook on,
+    // as a Java agent does): every shared class it loads is read back from its source for the hook
+    Path archive = dir.resolve("skewer.jsa");
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process dump =
+        new ProcessBuilder(
+                javaBin,
+                "-Xshare:dump",
+                "-XX:SharedClassListFile=" + Repo.root().resolve(CLASS_LIST),
+                "-XX:SharedArchiveFile=" + archive,
+                "-cp",
+                Repo.productJar().toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("dump.log").toFile())
+            .start();
+    assertThat(dump.waitFor()).as(Files.readString(dir.resolve("dump.log"))).isZero();
     Path testClasses =
         Path.of(
             LoadListedClasses.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     // when it loads every class the list names
     Process p =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                javaBin,
                 "-Xshare:on",
                 "-XX:SharedArchiveFile=" + archive,
                 "-XX:StartFlightRecording=settings=profile,filename=" + dir.resolve("r.jfr"),
@@ -228,6 +247,9 @@ class ImagePackagingTest {
     try (JarFile jar = new JarFile(Repo.productJar().toFile())) {
       assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class"))
           .isEqualTo("dev.skewer.launcher.SkewerCli");
+      // the image's Java 25 lets lz4 load its native library without a warning
+      assertThat(jar.getManifest().getMainAttributes().getValue("Enable-Native-Access"))
+          .isEqualTo("ALL-UNNAMED");
       List<String> broker =
           jar.stream()
               .map(e -> e.getName())
@@ -253,12 +275,12 @@ class ImagePackagingTest {
     assertThat(text(child(child(config, "from"), "image")))
         .isEqualTo(DOCKERFILE.last("FROM").arguments());
     Element container = child(config, "container");
-    // the same entrypoint but for the archive, which Jib cannot dump (it runs nothing at build)
-    List<String> withoutArchive =
+    // the same entrypoint but for the cache, which Jib cannot write (it runs nothing at build)
+    List<String> withoutCache =
         DOCKERFILE.execForm("ENTRYPOINT").stream()
-            .filter(a -> !a.startsWith("-XX:SharedArchiveFile="))
+            .filter(a -> !a.startsWith(LocalImage.CACHE_FLAG))
             .toList();
-    assertThat(texts(child(container, "entrypoint"), "arg")).isEqualTo(withoutArchive);
+    assertThat(texts(child(container, "entrypoint"), "arg")).isEqualTo(withoutCache);
     assertThat(texts(child(container, "args"), "arg")).isEqualTo(DOCKERFILE.execForm("CMD"));
     assertThat(text(child(container, "user"))).isEqualTo(DOCKERFILE.last("USER").arguments());
     assertThat(text(child(container, "workingDirectory")))

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,7 +34,8 @@ import java.util.regex.Pattern;
  * keys are written under the mount path, an emptyDir is an empty directory, and every path under a
  * mount (in args and environment values) is rewritten to its local place; the image's own files are
  * their local counterparts ({@link LocalImage}: the jar is the product jar {@code ./mvnw package}
- * built, the class-data-sharing archive one dumped here as the image's build dumps it). The
+ * built, the AOT cache one written here as the image's build writes it, mapped by a local JVM of
+ * the image's Java release; without one, the test's JVM runs the pod without the cache). The
  * container's memory limit becomes {@code -XX:MaxRAM} (what the JVM would read from the cgroup), so
  * the image's {@code MaxRAMPercentage} sizes the heap as it would in the pod. Nothing else is added
  * or changed.
@@ -79,17 +81,27 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
     Path root = podsDir.resolve(name);
     Map<String, Path> mounts = mount(pod, c, config, root);
 
-    // the image: ENTRYPOINT ["java", <archive flag>, "-jar", <jar>] with the container's args (no
-    // command override), the image's files made local (LocalImage)
+    // the image: ENTRYPOINT ["java", <cache flag>, "-jar", <jar>] with the container's args (no
+    // command override), the image's files made local (LocalImage), run by a JVM of the image's
+    // release; where this machine has none, by this test's JVM without the cache (which only a JVM
+    // of the image's release can map)
     if (c.getCommand() != null && !c.getCommand().isEmpty()) {
       throw new IllegalArgumentException(name + ": the container overrides the entrypoint");
     }
     List<String> entrypoint = image.execForm("ENTRYPOINT");
+    Optional<Path> imageJava = LocalImage.java(image);
     List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(
+        imageJava.orElse(Paths.get(System.getProperty("java.home"), "bin", "java")).toString());
     Quantity memory = c.getResources().getLimits().get("memory");
     command.add("-XX:MaxRAM=" + Quantity.getAmountInBytes(memory).longValueExact());
     for (String arg : entrypoint.subList(1, entrypoint.size())) {
+      if (arg.startsWith(LocalImage.CACHE_FLAG)) {
+        if (imageJava.isPresent()) {
+          command.add(LocalImage.CACHE_FLAG + LocalImage.cache(image));
+        }
+        continue;
+      }
       command.add(LocalImage.local(image, arg));
     }
     Map<String, String> containerEnv = environment(c.getEnv(), name, podIp);

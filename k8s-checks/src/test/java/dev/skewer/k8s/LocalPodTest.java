@@ -25,18 +25,26 @@ class LocalPodTest {
     LocalPod pod =
         LocalPod.of(chart.statefulSet("node"), 1, "10.1.2.3", chart.config(), image, pods);
 
-    // then the command is java, the memory limit, the entrypoint on the product jar and the
-    // archive dumped as the image's build dumps it, the args
+    // then the command is the java of the image's release, the memory limit, the entrypoint on
+    // the product jar and the cache written as the image's build writes it, the args (without a
+    // JVM of that release here: this JVM, without the cache)
     assertThat(pod.name()).isEqualTo("skw-skewer-node-1");
-    assertThat(pod.command().get(0)).endsWith("/bin/java");
-    assertThat(pod.command().subList(1, pod.command().size()))
-        .containsExactly(
-            "-XX:MaxRAM=1073741824",
-            "-XX:SharedArchiveFile=" + LocalImage.archive(image),
-            "-jar",
-            Repo.productJar().toString(),
-            "node");
-    assertThat(LocalImage.archive(image)).isRegularFile();
+    List<String> cacheFlag =
+        LocalImage.java(image).isPresent()
+            ? List.of("-XX:AOTCache=" + LocalImage.cache(image))
+            : List.of();
+    assertThat(pod.command().get(0))
+        .isEqualTo(
+            LocalImage.java(image)
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java"))
+                .toString());
+    List<String> expected = new java.util.ArrayList<>(List.of("-XX:MaxRAM=1073741824"));
+    expected.addAll(cacheFlag);
+    expected.addAll(List.of("-jar", Repo.productJar().toString(), "node"));
+    assertThat(pod.command().subList(1, pod.command().size())).isEqualTo(expected);
+    cacheFlag.forEach(
+        flag ->
+            assertThat(Path.of(flag.substring(LocalImage.CACHE_FLAG.length()))).isRegularFile());
     // the environment is the image's, overlaid by the container's, fieldRefs resolved
     Map<String, String> env = pod.environment();
     assertThat(env)

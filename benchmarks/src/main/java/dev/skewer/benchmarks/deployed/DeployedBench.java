@@ -14,12 +14,10 @@ import dev.skewer.testkit.kafka.KafkaBrokerProcess;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,6 +183,7 @@ public final class DeployedBench implements Callable<Integer> {
     if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
+    classData.check();
     if (events < 1 || runs < 1) {
       System.err.println("--events and --runs must be >= 1");
       return 2;
@@ -220,7 +219,7 @@ public final class DeployedBench implements Callable<Integer> {
         broker.stop();
       }
       if (!keepData) {
-        deleteRecursively(brokerDir);
+        BenchPaths.deleteRecursively(brokerDir);
       }
     }
     printSummary(deployed, local);
@@ -654,16 +653,5 @@ public final class DeployedBench implements Callable<Integer> {
 
   private static List<String> split(String opts) {
     return SkewerChild.jvmOptions(opts);
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (java.io.IOException e) {
-      System.out.println("(could not delete " + dir + ": " + e.getMessage() + ")");
-    }
   }
 }

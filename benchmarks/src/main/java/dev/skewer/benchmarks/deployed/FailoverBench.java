@@ -140,6 +140,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
     if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
+    classData.check();
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-failover");
     System.out.printf(

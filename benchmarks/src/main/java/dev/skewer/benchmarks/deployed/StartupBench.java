@@ -105,6 +105,7 @@ public final class StartupBench implements Callable<Integer> {
     if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
+    classData.check();
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-startup");
     jfrDir = BenchPaths.optionalDir(jfrDir);
