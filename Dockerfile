@@ -36,7 +36,7 @@ COPY ${SKEWER_JAR} /opt/skewer/skewer.jar
 # start (the entrypoint's -XX:AOTCache). The training run is one W1 run of 5,000,000 events through a
 # broker, 2 nodes and a coordinator of this jar, all started here by the development jar (bound in
 # for this step only, never in the image); its first node writes the cache as it stops, and the
-# step fails unless the jar then starts with it. ~15 % less CPU per event and ~15 % more events per
+# step fails unless the jar then starts with it. 8–25 % less CPU per event and 9–30 % more events per
 # second than Java 17 with a class-data-sharing archive (docs/benchmarks.md, "The image on Java 25
 # with an AOT cache"). A class the training did not load loads from the jar as usual. Runs before
 # JDK_JAVA_OPTIONS is set, so the processes' options do not apply to the step's own JVM.

@@ -9,15 +9,16 @@ import java.nio.file.Paths;
 import java.util.List;
 
 /**
- * The class-data-sharing archive the image carries (the Dockerfile's {@code -Xshare:dump} step),
- * written for the benches the same way: the classes that {@code launcher/cds/skewer.classlist}
- * names, loaded from the product jar and dumped by the JVM that will map it. A Skewer process
- * started with {@code -XX:SharedArchiveFile=<archive>} maps them instead of loading, verifying and
- * linking each one (docs/deploy.md, "Class-data sharing").
+ * The class-data-sharing archive of README's Java 17 recipe ({@code java -Xshare:dump}; the image
+ * maps an AOT cache instead, {@link AotCacheCommand}), written for the benches the same way: the
+ * classes that {@code launcher/cds/skewer.classlist} names, loaded from the product jar and dumped
+ * by the JVM that will map it. A Skewer process started with {@code
+ * -XX:SharedArchiveFile=<archive>} maps them instead of loading, verifying and linking each one
+ * (README, "Start-up").
  */
 final class ClassDataArchive {
 
-  /** The class list the image's archive is dumped from, relative to the repository. */
+  /** The class list the archive is dumped from, relative to the repository. */
   static final String DEFAULT_CLASS_LIST = "launcher/cds/skewer.classlist";
 
   private ClassDataArchive() {}

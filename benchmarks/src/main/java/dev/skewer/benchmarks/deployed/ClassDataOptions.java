@@ -35,7 +35,8 @@ final class ClassDataOptions {
       paramLabel = "FILE",
       description =
           "Map this AOT cache in every Skewer process instead of a CDS archive, as the image does"
-              + " (Java 25+; write it with 'skewer aot-cache' by this JVM, for --jar).")
+              + " (Java 25+; write it with 'skewer aot-cache' by this JVM, for --jar). With --jfr the"
+              + " processes start JFR on their command line and run without it.")
   Path aotCache;
 
   private String flag; // the archive's flag, once dumped
@@ -62,13 +63,19 @@ final class ClassDataOptions {
   }
 
   /**
-   * Checks, before a bench starts anything, that what the processes are to map can be mapped:
-   * IllegalArgumentException, with the reason, when not.
+   * Whether what the processes are to map can be mapped, checked before a bench starts anything:
+   * true, or false with the reason printed on standard error.
    */
-  void check() {
+  boolean usable() {
     if (aotCache != null) {
-      aotCacheFlag(aotCache);
+      try {
+        aotCacheFlag(aotCache);
+      } catch (IllegalArgumentException e) {
+        System.err.println(e.getMessage());
+        return false;
+      }
     }
+    return true;
   }
 
   /** What the processes map, for the bench's report. */

@@ -183,7 +183,9 @@ public final class DeployedBench implements Callable<Integer> {
     if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
-    classData.check();
+    if (!classData.usable()) {
+      return 2;
+    }
     if (events < 1 || runs < 1) {
       System.err.println("--events and --runs must be >= 1");
       return 2;

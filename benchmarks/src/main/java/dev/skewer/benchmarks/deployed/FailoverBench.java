@@ -140,7 +140,9 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
     if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
-    classData.check();
+    if (!classData.usable()) {
+      return 2;
+    }
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-failover");
     System.out.printf(

@@ -105,7 +105,9 @@ public final class StartupBench implements Callable<Integer> {
     if (!BenchPaths.productJarExists(jar)) {
       return 2;
     }
-    classData.check();
+    if (!classData.usable()) {
+      return 2;
+    }
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-startup");
     jfrDir = BenchPaths.optionalDir(jfrDir);
