@@ -98,7 +98,7 @@ public final class LoadProducer implements AutoCloseable {
     config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen");
     config.putAll(b.overrides);
     this.producer = new KafkaProducer<>(config);
-    this.partitions = producer.partitionsFor(topic).size();
+    this.partitions = partitionCount(producer, topic);
     if (!b.salting) {
       this.hotKeys = null;
       this.follower = null;
@@ -250,6 +250,20 @@ public final class LoadProducer implements AutoCloseable {
   /** How many records were sent with a salted record key. */
   public long salted() {
     return salted;
+  }
+
+  /**
+   * The topic's partition count, from the broker; when that fails (no broker within {@code
+   * max.block.ms}, no such topic), the producer is closed before the error goes up, or its network
+   * thread would go on retrying and logging after the caller reported the error.
+   */
+  private static int partitionCount(KafkaProducer<byte[], byte[]> producer, String topic) {
+    try {
+      return producer.partitionsFor(topic).size();
+    } catch (RuntimeException e) {
+      producer.close(Duration.ZERO);
+      throw e;
+    }
   }
 
   /** The hot-key table salting uses now ({@code EMPTY} with salting off). */
