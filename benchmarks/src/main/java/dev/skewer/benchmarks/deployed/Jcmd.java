@@ -3,6 +3,7 @@ package dev.skewer.benchmarks.deployed;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,11 +12,21 @@ import java.util.concurrent.TimeUnit;
 /** {@code jcmd <pid> <command...>} of this JDK, for JFR recordings and thread dumps of children. */
 final class Jcmd {
 
+  private static volatile boolean missingReported;
+
   private Jcmd() {}
 
   /** Runs it and returns its output; null (the reason printed) if it fails. */
   static String run(long pid, String... args) {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    if (!Files.isExecutable(jcmd)) {
+      // a JRE (the image's build runs aot-cache on one): say so once, not per process and run
+      if (!missingReported) {
+        missingReported = true;
+        System.out.println("  (no " + jcmd + " in this runtime: no per-thread CPU, no JFR)");
+      }
+      return null;
+    }
     List<String> command = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid)));
     command.addAll(List.of(args));
     try {
