@@ -98,42 +98,52 @@ public final class LoadProducer implements AutoCloseable {
     config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen");
     config.putAll(b.overrides);
     this.producer = new KafkaProducer<>(config);
-    this.partitions = partitionCount(producer, topic);
-    if (!b.salting) {
-      this.hotKeys = null;
-      this.follower = null;
-    } else if (b.hotKeys != null) {
-      this.hotKeys = b.hotKeys;
-      this.follower = null;
-    } else {
-      Map<String, Object> consumer = new HashMap<>();
-      consumer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap);
-      // the same security settings as the producer
-      b.overrides.forEach(
-          (k, v) -> {
-            if (k.equals(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG)
-                || k.startsWith("sasl.")
-                || k.startsWith("ssl.")) {
-              consumer.put(k, v);
-            }
-          });
-      consumer.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen-hotkeys");
-      this.follower = HotKeyFollower.start(consumer, b.hotKeysTopic);
-      this.hotKeys = follower;
-    }
-    if (reference != null && reference.partitions() != partitions) {
-      producer.close(Duration.ZERO);
-      if (follower != null) {
-        follower.close();
+    HotKeyFollower started = null;
+    try {
+      this.partitions = producer.partitionsFor(topic).size();
+      if (!b.salting) {
+        this.hotKeys = null;
+      } else if (b.hotKeys != null) {
+        this.hotKeys = b.hotKeys;
+      } else {
+        started = HotKeyFollower.start(followerConfig(b), b.hotKeysTopic);
+        this.hotKeys = started;
       }
-      throw new IllegalArgumentException(
-          "reference simulates "
-              + reference.partitions()
-              + " partitions but topic "
-              + topic
-              + " has "
-              + partitions);
+      this.follower = started;
+      if (reference != null && reference.partitions() != partitions) {
+        throw new IllegalArgumentException(
+            "reference simulates "
+                + reference.partitions()
+                + " partitions but topic "
+                + topic
+                + " has "
+                + partitions);
+      }
+    } catch (RuntimeException | Error e) {
+      // nothing was sent: close at once, or the producer's network thread goes on retrying the
+      // broker and logging after the caller has reported the error
+      producer.close(Duration.ZERO);
+      if (started != null) {
+        started.close();
+      }
+      throw e;
     }
+  }
+
+  /** The hot-key follower's consumer: the producer's broker and security settings. */
+  private static Map<String, Object> followerConfig(Builder b) {
+    Map<String, Object> consumer = new HashMap<>();
+    consumer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap);
+    b.overrides.forEach(
+        (k, v) -> {
+          if (k.equals(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG)
+              || k.startsWith("sasl.")
+              || k.startsWith("ssl.")) {
+            consumer.put(k, v);
+          }
+        });
+    consumer.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-loadgen-hotkeys");
+    return consumer;
   }
 
   /** A builder for a producer sending to {@code topic} on {@code bootstrap}. */
@@ -257,15 +267,6 @@ public final class LoadProducer implements AutoCloseable {
    * max.block.ms}, no such topic), the producer is closed before the error goes up, or its network
    * thread would go on retrying and logging after the caller reported the error.
    */
-  private static int partitionCount(KafkaProducer<byte[], byte[]> producer, String topic) {
-    try {
-      return producer.partitionsFor(topic).size();
-    } catch (RuntimeException e) {
-      producer.close(Duration.ZERO);
-      throw e;
-    }
-  }
-
   /** The hot-key table salting uses now ({@code EMPTY} with salting off). */
   public HotKeyTable hotKeys() {
     return hotKeys == null ? HotKeyTable.EMPTY : hotKeys.current();
