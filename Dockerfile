@@ -20,7 +20,9 @@
 # (MetaspaceSize=128m; a process loads ~60 MB of classes), so no full collection runs while the
 # classes load (docs/benchmarks.md, "Metaspace"). JDK_JAVA_OPTIONS replaces these JVM options as a
 # whole (the chart sets it from its jvmOptions value); the cache's flag is in the entrypoint, so
-# it stays.
+# it stays. --sun-misc-unsafe-memory-access=allow (Java 23+) lets Hazelcast use sun.misc.Unsafe
+# without Java printing four WARNING lines at start, which are not log lines and break a JSON log
+# stream (the chart's default log format).
 FROM eclipse-temurin:25-jre
 
 ARG SKEWER_JAR=launcher/target/skewer.jar
@@ -42,7 +44,7 @@ COPY ${SKEWER_JAR} /opt/skewer/skewer.jar
 # JDK_JAVA_OPTIONS is set, so the processes' options do not apply to the step's own JVM.
 RUN --mount=type=bind,source=devtools/target/skewer-dev.jar,target=/tmp/skewer-dev.jar ["java", "-jar", "/tmp/skewer-dev.jar", "aot-cache", "--events", "5000000", "--jar", "/opt/skewer/skewer.jar", "--out", "/opt/skewer/skewer.aot"]
 
-ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+UseParallelGC -XX:CompileThresholdScaling=3 -XX:MetaspaceSize=128m -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -Dvertx.cacheDirBase=/tmp/vertx-cache"
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+UseParallelGC -XX:CompileThresholdScaling=3 -XX:MetaspaceSize=128m -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp -Dvertx.cacheDirBase=/tmp/vertx-cache --sun-misc-unsafe-memory-access=allow"
 
 WORKDIR /opt/skewer
 USER 10001:10001

@@ -64,6 +64,9 @@ class ImagePackagingTest {
     assertThat(jvm.split(" ")).containsOnlyOnce("-XX:CompileThresholdScaling=3");
     // no full collections while the classes load (docs/benchmarks.md, "Metaspace")
     assertThat(jvm.split(" ")).containsOnlyOnce("-XX:MetaspaceSize=128m");
+    // no Java warning lines when Hazelcast uses sun.misc.Unsafe (the image's Java is 25): they are
+    // not log lines and break a JSON log stream (ChartClusterIT checks the pods' logs)
+    assertThat(jvm.split(" ")).containsOnlyOnce(LocalImage.UNSAFE_ALLOWED);
     // the chart sets the same options by default (its env replaces the image's)
     var container =
         RenderedChart.defaults()

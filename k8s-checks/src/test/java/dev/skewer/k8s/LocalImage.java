@@ -30,6 +30,28 @@ final class LocalImage {
   /** The flag with which the entrypoint maps the cache. */
   static final String CACHE_FLAG = "-XX:AOTCache=";
 
+  /**
+   * The image's option that keeps Java 23+ from warning when Hazelcast uses {@code
+   * sun.misc.Unsafe}; a JVM of an older release refuses it.
+   */
+  static final String UNSAFE_ALLOWED = "--sun-misc-unsafe-memory-access=allow";
+
+  /** The first release that knows {@link #UNSAFE_ALLOWED}. */
+  private static final int UNSAFE_ALLOWED_SINCE = 23;
+
+  /**
+   * The image's {@code JDK_JAVA_OPTIONS} for a JVM of {@code release}: as they are, less the
+   * options that release does not know (a pod run by this test's JVM where no JVM of the image's
+   * release is installed).
+   */
+  static String javaOptionsFor(String options, int release) {
+    if (release >= UNSAFE_ALLOWED_SINCE) {
+      return options;
+    }
+    return String.join(
+        " ", Stream.of(options.split(" ")).filter(o -> !o.equals(UNSAFE_ALLOWED)).toList());
+  }
+
   /** A JDK or JRE of the image's release, when this machine's is elsewhere. */
   static final String JAVA_HOME_VARIABLE = "SKEWER_IMAGE_JAVA_HOME";
 

@@ -35,10 +35,10 @@ import java.util.regex.Pattern;
  * mount (in args and environment values) is rewritten to its local place; the image's own files are
  * their local counterparts ({@link LocalImage}: the jar is the product jar {@code ./mvnw package}
  * built, the AOT cache one written here as the image's build writes it, mapped by a local JVM of
- * the image's Java release; without one, the test's JVM runs the pod without the cache). The
- * container's memory limit becomes {@code -XX:MaxRAM} (what the JVM would read from the cgroup), so
- * the image's {@code MaxRAMPercentage} sizes the heap as it would in the pod. Nothing else is added
- * or changed.
+ * the image's Java release; without one, the test's JVM runs the pod without the cache, and without
+ * the image's JVM options its release does not know). The container's memory limit becomes {@code
+ * -XX:MaxRAM} (what the JVM would read from the cgroup), so the image's {@code MaxRAMPercentage}
+ * sizes the heap as it would in the pod. Nothing else is added or changed.
  *
  * @param name the pod name ({@code <statefulset>-<ordinal>})
  * @param command the command line
@@ -49,6 +49,8 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
 
   /** The image's jar path in the entrypoint. */
   static final String IMAGE_JAR = "/opt/skewer/skewer.jar";
+
+  private static final String JAVA_OPTIONS = "JDK_JAVA_OPTIONS";
 
   /**
    * The pod {@code ordinal} of {@code set}, on address {@code podIp}, its files under {@code
@@ -113,6 +115,11 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
     image.env().forEach((k, v) -> env.put(k, local(v, mounts)));
     env.put("HOSTNAME", name);
     containerEnv.forEach((k, v) -> env.put(k, local(v, mounts)));
+    if (imageJava.isEmpty() && env.containsKey(JAVA_OPTIONS)) {
+      env.put(
+          JAVA_OPTIONS,
+          LocalImage.javaOptionsFor(env.get(JAVA_OPTIONS), Runtime.version().feature()));
+    }
     return new LocalPod(name, List.copyOf(command), Map.copyOf(env), root);
   }
 

@@ -54,6 +54,10 @@ class LocalPodTest {
     assertThat(env.get("JDK_JAVA_OPTIONS"))
         .contains("-Djava.io.tmpdir=" + pods.resolve("skw-skewer-node-1/tmp"))
         .doesNotContain("tmpdir=/tmp ", "cacheDirBase=/tmp/vertx-cache");
+    // with the image's Java warnings option only on a JVM that knows it
+    assertThat(env.get("JDK_JAVA_OPTIONS").split(" "))
+        .filteredOn(LocalImage.UNSAFE_ALLOWED::equals)
+        .hasSize(LocalImage.java(image).isPresent() ? 1 : 0);
     // files are where the environment points, with the ConfigMap's content
     Path job = Path.of(env.get("SKEWER_JOB"));
     assertThat(job).startsWith(pods).exists();
@@ -61,6 +65,15 @@ class LocalPodTest {
     assertThat(JobSpecLoader.load(job, env).name()).isEqualTo("ad_clicks");
     assertThat(Path.of(env.get("SKEWER_KAFKA_CONFIG"))).exists();
     assertThat(pods.resolve("skw-skewer-node-1/tmp")).isDirectory();
+  }
+
+  @Test
+  void shouldDropTheJavaOptionsAnOlderReleaseRefusesAndKeepTheRest() {
+    String options = "-XX:+UseParallelGC " + LocalImage.UNSAFE_ALLOWED + " -Djava.io.tmpdir=/x";
+    assertThat(LocalImage.javaOptionsFor(options, 25)).isEqualTo(options);
+    assertThat(LocalImage.javaOptionsFor(options, 23)).isEqualTo(options);
+    assertThat(LocalImage.javaOptionsFor(options, 17))
+        .isEqualTo("-XX:+UseParallelGC -Djava.io.tmpdir=/x");
   }
 
   @Test
