@@ -262,11 +262,6 @@ public final class LoadProducer implements AutoCloseable {
     return salted;
   }
 
-  /**
-   * The topic's partition count, from the broker; when that fails (no broker within {@code
-   * max.block.ms}, no such topic), the producer is closed before the error goes up, or its network
-   * thread would go on retrying and logging after the caller reported the error.
-   */
   /** The hot-key table salting uses now ({@code EMPTY} with salting off). */
   public HotKeyTable hotKeys() {
     return hotKeys == null ? HotKeyTable.EMPTY : hotKeys.current();
@@ -370,7 +365,11 @@ public final class LoadProducer implements AutoCloseable {
       return this;
     }
 
-    /** Connects (looks up the topic's partitions; fails if the topic does not exist). */
+    /**
+     * Connects: looks up the topic's partitions (fails if the topic does not exist or no broker
+     * answers within {@code max.block.ms}) and starts following the hot-key topic when salting
+     * needs it. When any of it fails, what was started is closed before the error goes up.
+     */
     public LoadProducer build() {
       return new LoadProducer(this);
     }
