@@ -23,6 +23,10 @@ class DevJarIT {
     try (JarFile j = new JarFile(jar.toFile())) {
       assertThat(j.getEntry("kafka/server/KafkaRaftServer.class")).isNotNull();
       assertThat(j.getEntry("dev/skewer/benchmarks/BenchCommand.class")).isNotNull();
+      // lz4's native library loads without Java 22+'s "restricted method" warning, as from the
+      // product jar
+      assertThat(j.getManifest().getMainAttributes().getValue("Enable-Native-Access"))
+          .isEqualTo("ALL-UNNAMED");
     }
     Path out = Files.createTempFile("skewer-dev-help", ".txt");
     try {
