@@ -100,7 +100,7 @@ record Dockerfile(List<Instruction> instructions) {
    * form.
    */
   List<String> execForm(String keyword) {
-    String json = withoutFlags(last(keyword).arguments());
+    String json = Flagged.of(last(keyword).arguments()).rest();
     if (!json.startsWith("[")) {
       throw new AssertionError(keyword + " must be in exec form (a JSON array), was " + json);
     }
@@ -116,17 +116,7 @@ record Dockerfile(List<Instruction> instructions) {
    * --mount=type=bind,...}), as name → value.
    */
   Map<String, String> flags(String keyword) {
-    Map<String, String> flags = new LinkedHashMap<>();
-    String rest = last(keyword).arguments();
-    while (rest.startsWith("--")) {
-      int end = rest.indexOf(' ');
-      String flag = end < 0 ? rest : rest.substring(0, end);
-      int eq = flag.indexOf('=');
-      flags.put(
-          eq < 0 ? flag.substring(2) : flag.substring(2, eq), eq < 0 ? "" : flag.substring(eq + 1));
-      rest = end < 0 ? "" : rest.substring(end + 1).strip();
-    }
-    return flags;
+    return Flagged.of(last(keyword).arguments()).flags();
   }
 
   /**
@@ -145,13 +135,26 @@ record Dockerfile(List<Instruction> instructions) {
     return options;
   }
 
-  private static String withoutFlags(String arguments) {
-    String rest = arguments;
-    while (rest.startsWith("--")) {
-      int end = rest.indexOf(' ');
-      rest = end < 0 ? "" : rest.substring(end + 1).strip();
+  /**
+   * An instruction's arguments split into its leading {@code --name=value} flags (name → value,
+   * {@code ""} for a bare flag) and the rest.
+   */
+  private record Flagged(Map<String, String> flags, String rest) {
+
+    static Flagged of(String arguments) {
+      Map<String, String> flags = new LinkedHashMap<>();
+      String rest = arguments;
+      while (rest.startsWith("--")) {
+        int end = rest.indexOf(' ');
+        String flag = end < 0 ? rest : rest.substring(0, end);
+        int eq = flag.indexOf('=');
+        flags.put(
+            eq < 0 ? flag.substring(2) : flag.substring(2, eq),
+            eq < 0 ? "" : flag.substring(eq + 1));
+        rest = end < 0 ? "" : rest.substring(end + 1).strip();
+      }
+      return new Flagged(flags, rest);
     }
-    return rest;
   }
 
   /** {@code ${NAME}} and {@code $NAME} replaced by the ARG defaults. */

@@ -1,12 +1,11 @@
 package dev.skewer.benchmarks.deployed;
 
+import dev.skewer.testkit.files.Directories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /** The paths the deployed-shape benches share: the product jar they run and their directories. */
 final class BenchPaths {
@@ -50,11 +49,8 @@ final class BenchPaths {
 
   /** Deletes {@code dir} and everything under it; a failure is printed, not thrown. */
   static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      Directories.deleteRecursively(dir);
     } catch (IOException e) {
       System.out.println("(could not delete " + dir + ": " + e.getMessage() + ")");
     }

@@ -1,15 +1,14 @@
 package dev.skewer.testkit.kafka;
 
 import dev.skewer.core.net.FreePorts;
+import dev.skewer.testkit.files.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -158,11 +157,8 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      Directories.deleteRecursively(dir);
     } catch (IOException e) {
       LOG.warn("cannot delete {}: {}", dir, e.toString());
     }
