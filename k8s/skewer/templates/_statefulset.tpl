@@ -123,7 +123,7 @@ spec:
             - name: SKEWER_LOG_FORMAT
               value: {{ $root.Values.logFormat | quote }}
             - name: JDK_JAVA_OPTIONS
-              value: {{ $root.Values.jvmOptions | quote }}
+              value: {{ trim (printf "%s %s" $root.Values.jvmOptions ($v.jvmOptions | default "")) | quote }}
             {{- with $v.extraEnv }}
             {{- toYaml . | nindent 12 }}
             {{- end }}

@@ -132,6 +132,31 @@ class ChartRenderTest {
         .hasMessageContaining("chunkBytes");
   }
 
+  @Test
+  void shouldAddARolesJvmOptionsAfterTheSharedOnes() {
+    // the shipped values: the coordinators run C1 only, the nodes the shared options alone
+    String node = jvmOptions(RenderedChart.defaults(), "node");
+    assertThat(node)
+        .contains("-XX:+UseParallelGC")
+        .doesNotContain("TieredStopAtLevel")
+        .doesNotEndWith(" ");
+    assertThat(jvmOptions(RenderedChart.defaults(), "coordinator"))
+        .isEqualTo(node + " -XX:TieredStopAtLevel=1");
+
+    // a role's own options replace the shipped ones, after the shared options
+    RenderedChart set =
+        RenderedChart.render(
+            "role-jvm",
+            null,
+            Map.of("node.jvmOptions", "-XX:+AlwaysPreTouch", "coordinator.jvmOptions", ""));
+    assertThat(jvmOptions(set, "node")).isEqualTo(node + " -XX:+AlwaysPreTouch");
+    assertThat(jvmOptions(set, "coordinator")).isEqualTo(node);
+  }
+
+  private static String jvmOptions(RenderedChart chart, String component) {
+    return ChartInvariantsTest.env(container(chart, component)).get("JDK_JAVA_OPTIONS");
+  }
+
   private static Container container(RenderedChart chart, String component) {
     return chart.statefulSet(component).getSpec().getTemplate().getSpec().getContainers().get(0);
   }

@@ -102,6 +102,8 @@ public final class DeployedBench implements Callable<Integer> {
 
   @Mixin ClassDataOptions classData = new ClassDataOptions();
 
+  @Mixin CoordinatorJvmOptions coordinatorJvm = new CoordinatorJvmOptions();
+
   @Option(
       names = "--broker-jvm-opts",
       description =
@@ -277,6 +279,7 @@ public final class DeployedBench implements Callable<Integer> {
         DeployedCluster.plan(
             jar,
             classData.withArchive(split(jvmOpts), jar, workDir),
+            coordinatorJvm.list(),
             processArgs,
             List.of(),
             "w1-d" + run,
@@ -292,7 +295,7 @@ public final class DeployedBench implements Callable<Integer> {
     createResultsTopic(job);
     System.out.printf(
         "%n[%s] launching 2 nodes + 1 coordinator (%s; load average %.2f)%n",
-        label, jvmOpts, Stats.loadAverage());
+        label, jvmOpts + coordinatorJvm.describe(), Stats.loadAverage());
     startBrokerRecording(label);
     double brokerCpu0 = ProcessCpu.seconds(broker.pid());
     long launchMs = System.currentTimeMillis();
@@ -604,6 +607,7 @@ public final class DeployedBench implements Callable<Integer> {
     printShape(
         "deployed: 2 node + 1 coordinator JVMs, Hazelcast ("
             + jvmOpts
+            + coordinatorJvm.describe()
             + "; "
             + classData.describe()
             + ")",

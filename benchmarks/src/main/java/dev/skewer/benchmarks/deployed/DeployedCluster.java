@@ -47,6 +47,8 @@ final class DeployedCluster {
    * @param jar the product jar ({@code launcher/target/skewer.jar})
    * @param jvmOptions each child's JVM flags (heap, GC); {@code {name}} in a flag becomes the
    *     process's name (e.g. {@code -Xlog:gc:file=gc-{name}.log})
+   * @param coordinatorJvmOptions a coordinator's JVM flags after {@code jvmOptions} (a later flag
+   *     wins), as the chart's {@code coordinator.jvmOptions}; empty for none
    * @param extraArgs appended to every child's command line (e.g. {@code -X key=value})
    * @param coordinatorArgs appended to each coordinator's command line only, after {@code
    *     extraArgs} (e.g. {@code --hot-key-min-rate 10}); empty for none
@@ -59,6 +61,7 @@ final class DeployedCluster {
   static DeployedCluster plan(
       Path jar,
       List<String> jvmOptions,
+      List<String> coordinatorJvmOptions,
       List<String> extraArgs,
       List<String> coordinatorArgs,
       String jobName,
@@ -88,6 +91,11 @@ final class DeployedCluster {
       command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
       for (String option : jvmOptions) {
         command.add(option.replace("{name}", name));
+      }
+      if (!node) {
+        for (String option : coordinatorJvmOptions) {
+          command.add(option.replace("{name}", name));
+        }
       }
       if (jfrDir != null) {
         command.add(

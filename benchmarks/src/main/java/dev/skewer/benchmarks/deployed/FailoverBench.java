@@ -103,6 +103,8 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
 
   @Mixin ClassDataOptions classData = new ClassDataOptions();
 
+  @Mixin CoordinatorJvmOptions coordinatorJvm = new CoordinatorJvmOptions();
+
   @Option(
       names = "--process-arg",
       paramLabel = "ARG",
@@ -159,6 +161,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
           DeployedCluster.plan(
               jar,
               classData.withArchive(SkewerChild.jvmOptions(jvmOpts), jar, workDir),
+              coordinatorJvm.list(),
               processArgs,
               List.of(),
               "w1-f",
@@ -176,7 +179,8 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
       ExactReference reference =
           ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
       try {
-        System.out.println("Launching 2 nodes + 1 coordinator (" + jvmOpts + ") ...");
+        System.out.println(
+            "Launching 2 nodes + 1 coordinator (" + jvmOpts + coordinatorJvm.describe() + ") ...");
         cluster.launch();
         awaitUntil("every process ready", cluster::pollReady);
         awaitUntil("the node group settled", () -> settled(2));
@@ -240,7 +244,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
             + " median [min–max]; load average %s =====%n",
         rate,
         results.size(),
-        jvmOpts + "; " + classData.describe(),
+        jvmOpts + coordinatorJvm.describe() + "; " + classData.describe(),
         processArgs.isEmpty() ? ", Kafka client settings as shipped" : ", " + processArgs,
         Stats.medianRange(loads, "%.1f"));
     System.out.printf(

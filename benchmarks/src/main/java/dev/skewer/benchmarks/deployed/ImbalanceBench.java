@@ -32,6 +32,7 @@ import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -157,6 +158,8 @@ public final class ImbalanceBench implements Callable<Integer> {
               + " Default: '${DEFAULT-VALUE}' (9 JVMs share the machine: small heaps, C1"
               + " only to spend less CPU on the JIT).")
   String jvmOpts;
+
+  @Mixin CoordinatorJvmOptions coordinatorJvm = new CoordinatorJvmOptions();
 
   @Option(
       names = "--broker-jvm-opts",
@@ -342,7 +345,7 @@ public final class ImbalanceBench implements Callable<Integer> {
         rate,
         PARTITIONS,
         NODES,
-        jvmOpts,
+        jvmOpts + coordinatorJvm.describe(),
         runs,
         specs.size(),
         coordinatorArgs.isEmpty()
@@ -427,6 +430,7 @@ public final class ImbalanceBench implements Callable<Integer> {
         DeployedCluster.plan(
             jar,
             split(jvmOpts),
+            coordinatorJvm.list(),
             processArgs,
             coordinatorArgs(),
             jobName,

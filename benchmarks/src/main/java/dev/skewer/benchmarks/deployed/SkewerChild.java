@@ -36,6 +36,13 @@ final class SkewerChild {
   static final String DEFAULT_JVM_OPTS =
       "-Xmx3g -XX:+UseParallelGC -XX:CompileThresholdScaling=3 -XX:MetaspaceSize=128m";
 
+  /**
+   * The JVM flags a coordinator adds to those, unless a bench's {@code --coordinator-jvm-opts} says
+   * otherwise: the chart's {@code coordinator.jvmOptions} ({@code -XX:TieredStopAtLevel=1}, C1
+   * only: its C2 compilations cost more CPU than they save; docs/deploy.md).
+   */
+  static final String DEFAULT_COORDINATOR_JVM_OPTS = "-XX:TieredStopAtLevel=1";
+
   /** Space-separated JVM flags (a bench's {@code --jvm-opts}) as a list. */
   static List<String> jvmOptions(String opts) {
     return Arrays.stream(opts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
@@ -80,6 +87,11 @@ final class SkewerChild {
     this.hazelcastPort = hazelcastPort;
     this.logFile = logDir.resolve(name + ".log");
     this.http = http;
+  }
+
+  /** The whole command line the child is started with. */
+  List<String> command() {
+    return command;
   }
 
   /** Starts the JVM; returns at once. */

@@ -63,6 +63,8 @@ public final class StartupBench implements Callable<Integer> {
 
   @Mixin ClassDataOptions classData = new ClassDataOptions();
 
+  @Mixin CoordinatorJvmOptions coordinatorJvm = new CoordinatorJvmOptions();
+
   @Option(
       names = "--process-arg",
       paramLabel = "ARG",
@@ -126,6 +128,7 @@ public final class StartupBench implements Callable<Integer> {
             DeployedCluster.plan(
                 jar,
                 classData.withArchive(SkewerChild.jvmOptions(jvmOpts), jar, workDir),
+                coordinatorJvm.list(),
                 processArgs,
                 List.of(),
                 jobName,
@@ -183,7 +186,7 @@ public final class StartupBench implements Callable<Integer> {
         "%n===== launch → ready, 2 nodes + 1 coordinator launched %s (%s), median [min–max]"
             + " of %d; load average %s =====%n",
         oneByOne ? "one by one" : "together",
-        jvmOpts + "; " + classData.describe(),
+        jvmOpts + coordinatorJvm.describe() + "; " + classData.describe(),
         all.size(),
         Stats.medianRange(loads, "%.1f"));
     List<Double> slowest = new ArrayList<>();
