@@ -89,13 +89,12 @@ final class DeployedCluster {
       int httpPort = FreePorts.next();
       List<String> command = new ArrayList<>();
       command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-      for (String option : jvmOptions) {
-        command.add(option.replace("{name}", name));
-      }
+      List<String> flags = new ArrayList<>(jvmOptions);
       if (!node) {
-        for (String option : coordinatorJvmOptions) {
-          command.add(option.replace("{name}", name));
-        }
+        flags.addAll(coordinatorJvmOptions);
+      }
+      for (String flag : flags) {
+        command.add(flag.replace("{name}", name));
       }
       if (jfrDir != null) {
         command.add(
