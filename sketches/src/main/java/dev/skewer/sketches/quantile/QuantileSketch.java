@@ -405,8 +405,9 @@ public final class QuantileSketch {
   private static double[] readSorted(ByteSource in, int n, String what, double lo, double hi) {
     in.require(8L * n, what + " values");
     double[] vals = n == 0 ? NONE : new double[n];
+    String label = what + " value"; // once per call, not per value: this runs for every Partial
     for (int i = 0; i < n; i++) {
-      double v = in.readDouble(what + " value");
+      double v = in.readDouble(label);
       // Double.compare is Arrays.sort's order (-0.0 before 0.0): the canonical order
       if (!Double.isFinite(v)
           || v < lo
