@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class ResultHandoffTest {
@@ -62,6 +65,74 @@ class ResultHandoffTest {
     assertThat(small.take(0, 2, r.envelope())).isNull();
     assertThat(small.bytes()).isZero();
     assertThatThrownBy(() -> new ResultHandoff(0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void offersAcknowledgedOutOfOrderWaitInOffsetOrder() {
+    // two producers writing one partition: their acknowledgements interleave
+    StoredResult a = result("a", "{\"a\":1}");
+    StoredResult b = result("b", "{\"b\":1}");
+    StoredResult c = result("c", "{\"c\":1}");
+    handoff.offer(0, 12, c);
+    handoff.offer(0, 10, a);
+    handoff.offer(0, 11, b);
+
+    assertThat(handoff.take(0, 10, a.envelope())).isSameAs(a);
+    assertThat(handoff.take(0, 11, b.envelope())).isSameAs(b);
+    assertThat(handoff.take(0, 12, c.envelope())).isSameAs(c);
+    assertThat(handoff.bytes()).isZero();
+  }
+
+  /**
+   * Random offers (mostly in offset order, some interleaved, some repeated) and takes against the
+   * rule the class states, kept in a sorted map: what a take returns, and the bytes held.
+   */
+  @Test
+  void agreesWithASortedMapOverRandomOffersAndTakes() {
+    for (int seed = 0; seed < 200; seed++) {
+      Random random = new Random(seed);
+      StoredResult[] pool = new StoredResult[8];
+      for (int i = 0; i < pool.length; i++) {
+        pool[i] = result("k" + i, "{\"k\":" + i + "}");
+      }
+      ResultHandoff subject = new ResultHandoff(Long.MAX_VALUE);
+      Map<Integer, TreeMap<Long, StoredResult>> model = new java.util.HashMap<>();
+      long[] nextOffer = new long[3];
+      long[] nextRead = new long[3];
+      for (int step = 0; step < 2_000; step++) {
+        int partition = random.nextInt(3);
+        if (random.nextInt(3) > 0) {
+          long offset = nextOffer[partition]++;
+          if (random.nextInt(10) == 0) {
+            offset -= random.nextInt(300); // interleaved, or written again
+          }
+          StoredResult r = pool[random.nextInt(pool.length)];
+          subject.offer(partition, offset, r);
+          model.computeIfAbsent(partition, p -> new TreeMap<>()).put(offset, r);
+        } else {
+          long offset = nextRead[partition];
+          nextRead[partition] += 1 + random.nextInt(3);
+          StoredResult r = pool[random.nextInt(pool.length)];
+          byte[] value = random.nextInt(5) == 0 ? pool[0].envelope() : r.envelope();
+          TreeMap<Long, StoredResult> held = model.get(partition);
+          StoredResult expected = null;
+          if (held != null) {
+            held.headMap(offset).clear();
+            StoredResult at = held.remove(offset);
+            expected = at != null && java.util.Arrays.equals(at.envelope(), value) ? at : null;
+          }
+          assertThat(subject.take(partition, offset, value))
+              .as("seed %d step %d", seed, step)
+              .isSameAs(expected);
+        }
+        long heldBytes =
+            model.values().stream()
+                .flatMap(m -> m.values().stream())
+                .mapToLong(StoredResult::estimatedBytes)
+                .sum();
+        assertThat(subject.bytes()).as("seed %d step %d", seed, step).isEqualTo(heldBytes);
+      }
+    }
   }
 
   private static StoredResult result(String key, String json) {
