@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -96,7 +98,7 @@ class ResultHandoffTest {
         pool[i] = result("k" + i, "{\"k\":" + i + "}");
       }
       ResultHandoff subject = new ResultHandoff(Long.MAX_VALUE);
-      Map<Integer, TreeMap<Long, StoredResult>> model = new java.util.HashMap<>();
+      Map<Integer, TreeMap<Long, StoredResult>> model = new HashMap<>();
       long[] nextOffer = new long[3];
       long[] nextRead = new long[3];
       for (int step = 0; step < 2_000; step++) {
@@ -104,7 +106,7 @@ class ResultHandoffTest {
         if (random.nextInt(3) > 0) {
           long offset = nextOffer[partition]++;
           if (random.nextInt(10) == 0) {
-            offset -= random.nextInt(300); // interleaved, or written again
+            offset = Math.max(0, offset - random.nextInt(300)); // interleaved, or written again
           }
           StoredResult r = pool[random.nextInt(pool.length)];
           subject.offer(partition, offset, r);
@@ -119,7 +121,7 @@ class ResultHandoffTest {
           if (held != null) {
             held.headMap(offset).clear();
             StoredResult at = held.remove(offset);
-            expected = at != null && java.util.Arrays.equals(at.envelope(), value) ? at : null;
+            expected = at != null && Arrays.equals(at.envelope(), value) ? at : null;
           }
           assertThat(subject.take(partition, offset, value))
               .as("seed %d step %d", seed, step)
