@@ -61,7 +61,7 @@ public final class AotCacheCommand implements Callable<Integer> {
       defaultValue = "5000000",
       description =
           "W1 events of the training run (a shorter run profiles less: a cache from 500,000 took"
-              + " 8 % off the CPU per event, caches from 5,000,000 8-25 %, median 17 %;"
+              + " 8 %% off the CPU per event, caches from 5,000,000 8-25 %%, median 17 %%;"
               + " docs/benchmarks.md). Default: ${DEFAULT-VALUE}.")
   long events;
 
