@@ -79,12 +79,27 @@ class ImagePackagingTest {
     assertThat(ChartInvariantsTest.env(container).get("JDK_JAVA_OPTIONS")).isEqualTo(jvm);
   }
 
+  /** The jar the entrypoint runs: the argument after its {@code -jar}. */
+  private static String jarInImage() {
+    List<String> entrypoint = DOCKERFILE.execForm("ENTRYPOINT");
+    int jar = entrypoint.indexOf("-jar") + 1;
+    assertThat(jar).as("the entrypoint runs a jar: %s", entrypoint).isPositive();
+    assertThat(jar).isLessThan(entrypoint.size());
+    return entrypoint.get(jar);
+  }
+
   @Test
   void shouldRunTheProductJarThatThePackagePhaseBuilds() throws IOException {
     List<String> entrypoint = DOCKERFILE.execForm("ENTRYPOINT");
-    assertThat(entrypoint).hasSize(4).startsWith("java", LocalImage.CACHE_FLAG + CACHE);
-    assertThat(entrypoint.get(2)).isEqualTo("-jar");
-    String jarInImage = entrypoint.get(3);
+    // the cache mapped with the flag it is written with (the aot-cache command adds it)
+    assertThat(entrypoint)
+        .containsExactly(
+            "java",
+            LocalImage.CACHE_FLAG + CACHE,
+            LocalImage.COMPACT_HEADERS,
+            "-jar",
+            jarInImage());
+    String jarInImage = jarInImage();
     // one COPY: the jar ./mvnw package writes, to where the entrypoint runs it
     List<Dockerfile.Instruction> copies = DOCKERFILE.all("COPY");
     assertThat(copies).hasSize(1);
@@ -107,7 +122,7 @@ class ImagePackagingTest {
     // the last RUN binds the development jar in (it is not copied into the image) and writes the
     // cache from a training run of the jar the entrypoint runs, at the path the entrypoint maps
     List<String> run = DOCKERFILE.execForm("RUN");
-    String jarInImage = DOCKERFILE.execForm("ENTRYPOINT").get(3);
+    String jarInImage = jarInImage();
     var mount = DOCKERFILE.mount("RUN");
     assertThat(mount).containsEntry("type", "bind").containsEntry("source", DEV_JAR);
     assertThat(inContext(mount.get("source"))).isTrue();
@@ -148,6 +163,7 @@ class ImagePackagingTest {
         List.of(
             "-XX:AOTMode=on",
             LocalImage.CACHE_FLAG + cache,
+            LocalImage.COMPACT_HEADERS,
             "-Xlog:class+load=info",
             "-jar",
             Repo.productJar().toString(),
@@ -294,7 +310,7 @@ class ImagePackagingTest {
         .containsExactly(DOCKERFILE.last("EXPOSE").arguments().split("\\s+"));
     // the shaded jar goes where the entrypoint runs it, and nothing else of the project
     Element path = child(child(child(config, "extraDirectories"), "paths"), "path");
-    String jar = DOCKERFILE.execForm("ENTRYPOINT").get(3);
+    String jar = jarInImage();
     assertThat(text(child(path, "from"))).isEqualTo("${project.build.directory}");
     assertThat(text(child(path, "includes"))).isEqualTo(Path.of(jar).getFileName().toString());
     assertThat(text(child(path, "into"))).isEqualTo(Path.of(jar).getParent().toString());

@@ -31,6 +31,15 @@ final class LocalImage {
   static final String CACHE_FLAG = "-XX:AOTCache=";
 
   /**
+   * The entrypoint's flag that the cache is written with and must be mapped with (Java 25's compact
+   * object headers); a JVM of an older release refuses it.
+   */
+  static final String COMPACT_HEADERS = "-XX:+UseCompactObjectHeaders";
+
+  /** The first release where {@link #COMPACT_HEADERS} is a product flag. */
+  private static final int COMPACT_HEADERS_SINCE = 25;
+
+  /**
    * The image's option that keeps Java 23+ from warning when Hazelcast uses {@code
    * sun.misc.Unsafe}; a JVM of an older release refuses it.
    */
@@ -45,11 +54,17 @@ final class LocalImage {
    * release is installed).
    */
   static String javaOptionsFor(String options, int release) {
-    if (release >= UNSAFE_ALLOWED_SINCE) {
-      return options;
-    }
     return String.join(
-        " ", Stream.of(options.split(" ")).filter(o -> !o.equals(UNSAFE_ALLOWED)).toList());
+        " ", Stream.of(options.split(" ")).filter(o -> knownTo(o, release)).toList());
+  }
+
+  /** Whether a JVM of {@code release} knows the image's option {@code option}. */
+  static boolean knownTo(String option, int release) {
+    return switch (option) {
+      case UNSAFE_ALLOWED -> release >= UNSAFE_ALLOWED_SINCE;
+      case COMPACT_HEADERS -> release >= COMPACT_HEADERS_SINCE;
+      default -> true;
+    };
   }
 
   /** A JDK or JRE of the image's release, when this machine's is elsewhere. */

@@ -83,10 +83,10 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
     Path root = podsDir.resolve(name);
     Map<String, Path> mounts = mount(pod, c, config, root);
 
-    // the image: ENTRYPOINT ["java", <cache flag>, "-jar", <jar>] with the container's args (no
-    // command override), the image's files made local (LocalImage), run by a JVM of the image's
-    // release; where this machine has none, by this test's JVM without the cache (which only a JVM
-    // of the image's release can map)
+    // the image: ENTRYPOINT ["java", <cache flag>, <flag written into the cache>, "-jar", <jar>]
+    // with the container's args (no command override), the image's files made local (LocalImage),
+    // run by a JVM of the image's release; where this machine has none, by this test's JVM without
+    // the cache (which only a JVM of the image's release can map) and the flags it does not know
     if (c.getCommand() != null && !c.getCommand().isEmpty()) {
       throw new IllegalArgumentException(name + ": the container overrides the entrypoint");
     }
@@ -102,6 +102,9 @@ record LocalPod(String name, List<String> command, Map<String, String> environme
         if (imageJava.isPresent()) {
           command.add(LocalImage.CACHE_FLAG + LocalImage.cache(image));
         }
+        continue;
+      }
+      if (imageJava.isEmpty() && !LocalImage.knownTo(arg, Runtime.version().feature())) {
         continue;
       }
       command.add(LocalImage.local(image, arg));

@@ -26,12 +26,12 @@ class LocalPodTest {
         LocalPod.of(chart.statefulSet("node"), 1, "10.1.2.3", chart.config(), image, pods);
 
     // then the command is the java of the image's release, the memory limit, the entrypoint on
-    // the product jar and the cache written as the image's build writes it, the args (without a
-    // JVM of that release here: this JVM, without the cache)
+    // the product jar and the cache written as the image's build writes it with the flag it is
+    // written with, the args (without a JVM of that release here: this JVM, without either)
     assertThat(pod.name()).isEqualTo("skw-skewer-node-1");
     List<String> cacheFlag =
         LocalImage.java(image).isPresent()
-            ? List.of("-XX:AOTCache=" + LocalImage.cache(image))
+            ? List.of("-XX:AOTCache=" + LocalImage.cache(image), LocalImage.COMPACT_HEADERS)
             : List.of();
     assertThat(pod.command().get(0))
         .isEqualTo(
@@ -42,9 +42,12 @@ class LocalPodTest {
     expected.addAll(cacheFlag);
     expected.addAll(List.of("-jar", Repo.productJar().toString(), "node"));
     assertThat(pod.command().subList(1, pod.command().size())).isEqualTo(expected);
-    cacheFlag.forEach(
-        flag ->
-            assertThat(Path.of(flag.substring(LocalImage.CACHE_FLAG.length()))).isRegularFile());
+    cacheFlag.stream()
+        .filter(flag -> flag.startsWith(LocalImage.CACHE_FLAG))
+        .forEach(
+            flag ->
+                assertThat(Path.of(flag.substring(LocalImage.CACHE_FLAG.length())))
+                    .isRegularFile());
     // the environment is the image's, overlaid by the container's, fieldRefs resolved
     Map<String, String> env = pod.environment();
     assertThat(env)
@@ -74,6 +77,11 @@ class LocalPodTest {
     assertThat(LocalImage.javaOptionsFor(options, 23)).isEqualTo(options);
     assertThat(LocalImage.javaOptionsFor(options, 17))
         .isEqualTo("-XX:+UseParallelGC -Djava.io.tmpdir=/x");
+    // and the compact object headers the cache is written with: a product flag since Java 25
+    assertThat(LocalImage.knownTo(LocalImage.COMPACT_HEADERS, 25)).isTrue();
+    assertThat(LocalImage.knownTo(LocalImage.COMPACT_HEADERS, 24)).isFalse();
+    assertThat(LocalImage.knownTo(LocalImage.COMPACT_HEADERS, 17)).isFalse();
+    assertThat(LocalImage.knownTo("-jar", 17)).isTrue();
   }
 
   @Test

@@ -35,7 +35,9 @@ final class ClassDataOptions {
       paramLabel = "FILE",
       description =
           "Map this AOT cache in every Skewer process instead of a CDS archive, as the image does"
-              + " (Java 25+; write it with 'skewer aot-cache' by this JVM, for --jar). With --jfr the"
+              + " (Java 25+; write it with 'skewer aot-cache' by this JVM, for --jar), with the"
+              + " flag aot-cache writes it with (-XX:+UseCompactObjectHeaders, before --jvm-opts,"
+              + " where a contrary flag wins). With --jfr the"
               + " processes start JFR on their command line and run without it.")
   Path aotCache;
 
@@ -43,11 +45,13 @@ final class ClassDataOptions {
 
   /**
    * {@code jvmOptions} with the archive's flag added when {@code --cds} is on (the archive is
-   * dumped into {@code workDir} on the first call).
+   * dumped into {@code workDir} on the first call), or the AOT cache's flags with {@code
+   * --aot-cache} ({@link AotCacheCommand#CACHE_FLAGS} beside {@code -XX:AOTCache}).
    */
   List<String> withArchive(List<String> jvmOptions, Path jar, Path workDir) {
     if (aotCache != null) {
-      List<String> out = new ArrayList<>(jvmOptions);
+      List<String> out = new ArrayList<>(AotCacheCommand.CACHE_FLAGS); // --jvm-opts may override
+      out.addAll(jvmOptions);
       out.add(aotCacheFlag(aotCache));
       return out;
     }

@@ -41,9 +41,14 @@ class AotCacheCommandTest {
     assertThat(bench.classData.aotCache).isNull();
     assertThat(bench.jar).isEqualTo(jar.toAbsolutePath());
     assertThat(bench.workDir).isEqualTo(dir);
-    assertThat(SkewerChild.jvmOptions(bench.jvmOpts))
-        .startsWith(AotCacheCommand.DEFAULT_JVM_OPTS.split(" "))
+    // with the flags every process mapping the cache gives too, first (--jvm-opts may override)
+    List<String> options = SkewerChild.jvmOptions(bench.jvmOpts);
+    assertThat(options)
+        .startsWith(AotCacheCommand.CACHE_FLAGS.toArray(String[]::new))
         .endsWith("-XX:AOTCacheOutput=" + caches.resolve("{name}.aot"));
+    assertThat(options.subList(AotCacheCommand.CACHE_FLAGS.size(), options.size()))
+        .startsWith(AotCacheCommand.DEFAULT_JVM_OPTS.split(" "));
+    assertThat(AotCacheCommand.CACHE_FLAGS).containsExactly("-XX:+UseCompactObjectHeaders");
     assertThat(AotCacheCommand.DEFAULT_JVM_OPTS).contains("-XX:+UseParallelGC");
   }
 
@@ -95,11 +100,13 @@ class AotCacheCommandTest {
     assertThatThrownBy(() -> ClassDataOptions.aotCacheFlag(missing))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no AOT cache at " + missing);
-    // and given one that exists, every process maps it, without a CDS archive
+    // and given one that exists, every process maps it with the flags it was written with, without
+    // a CDS archive
     Path cache = Files.writeString(dir.resolve("skewer.aot"), "a cache");
     DeployedBench withCache = new DeployedBench();
     new CommandLine(withCache).parseArgs("--aot-cache", cache.toString());
     assertThat(withCache.classData.withArchive(List.of("-Xmx1g"), dir.resolve("x.jar"), dir))
-        .containsExactly("-Xmx1g", "-XX:AOTCache=" + cache.toAbsolutePath());
+        .containsExactly(
+            "-XX:+UseCompactObjectHeaders", "-Xmx1g", "-XX:AOTCache=" + cache.toAbsolutePath());
   }
 }
