@@ -209,11 +209,7 @@ public final class Aggregate {
    * @throws IllegalArgumentException if {@code other} has a different spec
    */
   public void merge(Aggregate other) {
-    if (!spec.equals(other.spec)) {
-      throw new IllegalArgumentException(
-          "cannot merge aggregates with different specs (this/other): "
-              + spec.describeDifference(other.spec));
-    }
+    requireMergeableWith(other.spec);
     if (other == this) {
       other = copy();
     }
@@ -235,6 +231,21 @@ public final class Aggregate {
     }
     if (quantiles != null) {
       quantiles.merge(other.quantiles);
+    }
+  }
+
+  /**
+   * Throws what {@link #merge} throws when this aggregate and one of spec {@code other} cannot be
+   * merged: the one rule for both, for callers that skip a merge with an empty aggregate (its
+   * identity law makes {@code empty(spec) ⊕ a} equal {@code a}, encoding included).
+   *
+   * @throws IllegalArgumentException if {@code other} is not this aggregate's spec
+   */
+  public void requireMergeableWith(SketchSpec other) {
+    if (!spec.equals(other)) {
+      throw new IllegalArgumentException(
+          "cannot merge aggregates with different specs (this/other): "
+              + spec.describeDifference(other));
     }
   }
 

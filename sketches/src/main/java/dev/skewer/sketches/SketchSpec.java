@@ -177,6 +177,44 @@ public record SketchSpec(
     return withQuantiles(DEFAULT_TDIGEST_COMPRESSION);
   }
 
+  /**
+   * Component by component, as a record compares ({@link Double#compare} for the doubles), written
+   * out: the generated equals goes through method handles, which code compiled by C1 alone (the
+   * coordinators', see docs/deploy.md) does not inline, and a coordinator compares specs once per
+   * merged Partial.
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    return o instanceof SketchSpec s
+        && numericFields == s.numericFields
+        && distinct == s.distinct
+        && hllPrecision == s.hllPrecision
+        && hllSparsePrecision == s.hllSparsePrecision
+        && frequencies == s.frequencies
+        && Double.compare(cmsEpsilon, s.cmsEpsilon) == 0
+        && Double.compare(cmsDelta, s.cmsDelta) == 0
+        && heavyHitterCapacity == s.heavyHitterCapacity
+        && quantiles == s.quantiles
+        && Double.compare(tdigestCompression, s.tdigestCompression) == 0;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = numericFields;
+    h = 31 * h + Boolean.hashCode(distinct);
+    h = 31 * h + hllPrecision;
+    h = 31 * h + hllSparsePrecision;
+    h = 31 * h + Boolean.hashCode(frequencies);
+    h = 31 * h + Double.hashCode(cmsEpsilon);
+    h = 31 * h + Double.hashCode(cmsDelta);
+    h = 31 * h + heavyHitterCapacity;
+    h = 31 * h + Boolean.hashCode(quantiles);
+    return 31 * h + Double.hashCode(tdigestCompression);
+  }
+
   /** The components that differ from {@code other}, as "name=this/other", for messages. */
   public String describeDifference(SketchSpec other) {
     List<String> diffs = new ArrayList<>();

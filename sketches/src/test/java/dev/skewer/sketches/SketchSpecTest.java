@@ -3,6 +3,7 @@ package dev.skewer.sketches;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SketchSpecTest {
@@ -48,6 +49,31 @@ class SketchSpecTest {
     assertThat(spec.heavyHitterCapacity()).isEqualTo(64);
     assertThat(spec.tdigestCompression()).isEqualTo(100);
     assertThat(spec.describeDifference(spec)).isEmpty();
+  }
+
+  @Test
+  void shouldBeEqualExactlyWhenEveryComponentIsEqual() {
+    SketchSpec full = new SketchSpec(2, true, 14, 25, true, 0.001, 0.01, 64, true, 100);
+    SketchSpec same = new SketchSpec(2, true, 14, 25, true, 0.001, 0.01, 64, true, 100);
+    assertThat(same).isNotSameAs(full).isEqualTo(full).hasSameHashCodeAs(full);
+    assertThat(full).isEqualTo(full).isNotEqualTo(null).isNotEqualTo("a spec");
+    List<SketchSpec> oneComponentOff =
+        List.of(
+            new SketchSpec(3, true, 14, 25, true, 0.001, 0.01, 64, true, 100),
+            new SketchSpec(2, false, 14, 25, true, 0.001, 0.01, 64, true, 100),
+            new SketchSpec(2, true, 13, 25, true, 0.001, 0.01, 64, true, 100),
+            new SketchSpec(2, true, 14, 24, true, 0.001, 0.01, 64, true, 100),
+            new SketchSpec(2, true, 14, 25, false, 0.001, 0.01, 64, true, 100),
+            new SketchSpec(2, true, 14, 25, true, 0.002, 0.01, 64, true, 100),
+            new SketchSpec(2, true, 14, 25, true, 0.001, 0.02, 64, true, 100),
+            new SketchSpec(2, true, 14, 25, true, 0.001, 0.01, 65, true, 100),
+            new SketchSpec(2, true, 14, 25, true, 0.001, 0.01, 64, false, 100),
+            new SketchSpec(2, true, 14, 25, true, 0.001, 0.01, 64, true, 101));
+    for (SketchSpec other : oneComponentOff) {
+      assertThat(other).isNotEqualTo(full);
+      assertThat(full).isNotEqualTo(other);
+      assertThat(full.describeDifference(other)).isNotEmpty();
+    }
   }
 
   private static void assertInvalid(Runnable r, String message) {

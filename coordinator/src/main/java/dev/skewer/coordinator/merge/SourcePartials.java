@@ -79,8 +79,22 @@ final class SourcePartials {
     }
   }
 
-  /** The held aggregates merged, in source-partition order. */
+  /**
+   * The held aggregates merged, in source-partition order. One held aggregate (a key that only one
+   * source partition saw, the usual case when events are partitioned by key) is returned as
+   * decoded: by Aggregate's identity law, merging it into an empty aggregate would give the same
+   * aggregate, encoding included, at the cost of a second copy of every sketch.
+   */
   Aggregate merged(SketchSpec spec) {
+    if (held == 1) {
+      for (Partial p : bySource) {
+        if (p != null) {
+          Aggregate only = AggregateCodec.decode(p.aggregate());
+          only.requireMergeableWith(spec);
+          return only;
+        }
+      }
+    }
     Aggregate merged = Aggregate.empty(spec);
     mergeInto(merged);
     return merged;
