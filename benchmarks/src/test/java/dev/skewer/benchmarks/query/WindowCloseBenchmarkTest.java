@@ -1,0 +1,32 @@
+package dev.skewer.benchmarks.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class WindowCloseBenchmarkTest {
+
+  @Test
+  void shouldCloseEveryKeyOfTheWindowWithEveryHeldSourceMerged() {
+    for (int sources : new int[] {1, 2}) {
+      WindowCloseBenchmark bench = new WindowCloseBenchmark();
+      bench.sources = sources;
+      bench.setUp();
+      W1Results results = new W1Results(1024 * 4, 1);
+      long expected = 0;
+      for (int k = 0; k < 1024; k++) {
+        for (int s = 0; s < sources; s++) {
+          expected += results.aggregates[k * 4 + s].count();
+        }
+      }
+
+      bench.fill();
+      long first = bench.closeW1Window();
+      bench.fill();
+      long second = bench.closeW1Window();
+
+      assertThat(first).as("events merged, %d source(s) per key", sources).isEqualTo(expected);
+      assertThat(second).isEqualTo(2 * expected);
+    }
+  }
+}
