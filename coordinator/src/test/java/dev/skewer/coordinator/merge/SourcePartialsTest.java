@@ -7,7 +7,8 @@ import dev.skewer.core.wire.Partial;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.AggregateCodec;
 import dev.skewer.sketches.SketchSpec;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -95,24 +96,16 @@ class SourcePartialsTest {
     return a;
   }
 
-  private static String estimates(Aggregate a) {
-    StringBuilder out = new StringBuilder();
-    out.append(a.count());
+  /** What a result is written from, compared exactly (records and boxed doubles). */
+  private static List<Object> estimates(Aggregate a) {
+    List<Object> out =
+        new ArrayList<>(List.of(a.count(), a.distinct(), a.heavyHitters(8), a.frequencyTotal()));
     for (int f = 0; f < SPEC.numericFields(); f++) {
-      out.append(' ')
-          .append(a.valueCount(f))
-          .append(' ')
-          .append(a.sum(f))
-          .append(' ')
-          .append(a.min(f))
-          .append(' ')
-          .append(a.max(f));
+      out.addAll(List.of(a.valueCount(f), a.sum(f), a.min(f), a.max(f)));
     }
-    out.append(' ').append(a.distinct());
     if (a.quantileCount() > 0) {
-      out.append(' ').append(Arrays.toString(a.quantiles(QUANTILES)));
+      out.addAll(List.of(a.quantiles(QUANTILES)));
     }
-    out.append(' ').append(a.heavyHitters(8)).append(' ').append(a.frequencyTotal());
-    return out.toString();
+    return out;
   }
 }
