@@ -27,8 +27,8 @@ import org.openjdk.jmh.annotations.State;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class WindowCloseBenchmark {
-  private static final int PARTITIONS = 4;
-  private static final int KEYS = 1 << 10;
+  static final int PARTITIONS = 4;
+  static final int KEYS = 1 << 10;
 
   @Param({"1", "2"})
   public int sources;

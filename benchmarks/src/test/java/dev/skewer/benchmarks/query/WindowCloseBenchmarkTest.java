@@ -12,11 +12,12 @@ class WindowCloseBenchmarkTest {
       WindowCloseBenchmark bench = new WindowCloseBenchmark();
       bench.sources = sources;
       bench.setUp();
-      W1Results results = new W1Results(1024 * 4, 1);
+      W1Results results =
+          new W1Results(WindowCloseBenchmark.KEYS * WindowCloseBenchmark.PARTITIONS, 1);
       long expected = 0;
-      for (int k = 0; k < 1024; k++) {
+      for (int k = 0; k < WindowCloseBenchmark.KEYS; k++) {
         for (int s = 0; s < sources; s++) {
-          expected += results.aggregates[k * 4 + s].count();
+          expected += results.aggregates[k * WindowCloseBenchmark.PARTITIONS + s].count();
         }
       }
 
