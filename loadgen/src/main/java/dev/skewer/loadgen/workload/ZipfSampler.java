@@ -31,7 +31,7 @@ public final class ZipfSampler {
     this.cdf = new double[n];
     double total = 0;
     for (int k = 0; k < n; k++) {
-      total += Math.pow(k + 1, -s);
+      total += StrictMath.pow(k + 1, -s);
       cdf[k] = total;
     }
     for (int k = 0; k < n; k++) {
