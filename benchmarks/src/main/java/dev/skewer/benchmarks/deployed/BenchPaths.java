@@ -8,7 +8,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 
 /** The paths the deployed-shape benches share: the product jar they run and their directories. */
-final class BenchPaths {
+public final class BenchPaths {
 
   private BenchPaths() {}
 
@@ -25,7 +25,7 @@ final class BenchPaths {
   }
 
   /** {@code given}, or {@code target/<bench>/<yyyyMMdd-HHmmss>} when null: absolute and created. */
-  static Path workDir(Path given, String bench) throws IOException {
+  public static Path workDir(Path given, String bench) throws IOException {
     Path dir =
         given != null
             ? given
@@ -48,7 +48,7 @@ final class BenchPaths {
   }
 
   /** Deletes {@code dir} and everything under it; a failure is printed, not thrown. */
-  static void deleteRecursively(Path dir) {
+  public static void deleteRecursively(Path dir) {
     try {
       Directories.deleteRecursively(dir);
     } catch (IOException e) {

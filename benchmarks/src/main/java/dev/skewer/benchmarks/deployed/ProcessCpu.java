@@ -16,7 +16,7 @@ import java.nio.file.Path;
  * CLK_TCK}), so the resolution is 10 ms. The command name (field 2) may contain spaces and
  * parentheses, so fields are counted after its closing parenthesis.
  */
-final class ProcessCpu {
+public final class ProcessCpu {
 
   /** {@code USER_HZ}: ticks per second of {@code /proc} CPU times. */
   static final long TICKS_PER_SECOND = 100;
@@ -24,7 +24,7 @@ final class ProcessCpu {
   private ProcessCpu() {}
 
   /** CPU seconds used so far by {@code pid}; -1 if the process is gone. */
-  static double seconds(long pid) {
+  public static double seconds(long pid) {
     return seconds(Path.of("/proc", Long.toString(pid), "stat"));
   }
 
@@ -61,7 +61,7 @@ final class ProcessCpu {
   }
 
   /** Whether CPU times can be read here (Linux with /proc). */
-  static boolean available() {
+  public static boolean available() {
     return Files.isReadable(Path.of("/proc/self/stat"));
   }
 }

@@ -8,11 +8,11 @@ import java.util.Collections;
 import java.util.List;
 
 /** Medians and ranges of a few runs, and the machine's load average beside them. */
-final class Stats {
+public final class Stats {
 
   private Stats() {}
 
-  static double median(List<Double> xs) {
+  public static double median(List<Double> xs) {
     if (xs.isEmpty()) {
       return Double.NaN;
     }
@@ -23,7 +23,7 @@ final class Stats {
   }
 
   /** {@code median [min–max]} with {@code format} for each number (e.g. {@code %,.0f}). */
-  static String medianRange(List<Double> xs, String format) {
+  public static String medianRange(List<Double> xs, String format) {
     if (xs.isEmpty()) {
       return "-";
     }
@@ -36,7 +36,7 @@ final class Stats {
   }
 
   /** The 1-minute load average ({@code /proc/loadavg}); NaN where unreadable. */
-  static double loadAverage() {
+  public static double loadAverage() {
     try {
       String s = Files.readString(Path.of("/proc/loadavg"));
       return Double.parseDouble(s.substring(0, s.indexOf(' ')));
