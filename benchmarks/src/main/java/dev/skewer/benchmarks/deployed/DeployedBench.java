@@ -5,11 +5,7 @@ import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.launcher.local.LocalCluster;
 import dev.skewer.launcher.verify.ResultCheck;
-import dev.skewer.loadgen.produce.LoadProducer;
-import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
-import dev.skewer.loadgen.workload.Workload;
-import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
 import dev.skewer.testkit.kafka.TopicReader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -239,32 +235,8 @@ public final class DeployedBench implements Callable<Integer> {
   }
 
   private void load() throws Exception {
-    JobSpec probe = jobSpecOf("w1-load");
-    broker.createTopic(
-        probe.topics().events(),
-        probe.topics().eventsPartitions(),
-        Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
-    reference =
-        ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
-    System.out.printf(
-        "Loading W1: %,d JSON events into '%s'...%n", events, probe.topics().events());
-    LoadSummary summary;
-    try (LoadProducer producer =
-        LoadProducer.builder(broker.bootstrapServers(), probe.topics().events())
-            .job(probe)
-            .reference(reference)
-            .progress(
-                p -> System.out.printf("  %,d sent (%,.0f/s)%n", p.sent(), p.eventsPerSecond()))
-            .build()) {
-      summary = producer.run(Workload.of(WorkloadSpec.w1(events, seed)));
-    }
+    reference = W1Preload.load(broker, workDir, events, seed).reference();
     expectedWindows = reference.windows().size();
-    System.out.printf(
-        "Loaded %,d events in %.1fs; the reference has %,d (key, window) results, total count %,d.%n",
-        summary.sent(),
-        summary.elapsed().toMillis() / 1000.0,
-        expectedWindows,
-        reference.totalCount());
   }
 
   private JobSpec jobSpecOf(String name) {

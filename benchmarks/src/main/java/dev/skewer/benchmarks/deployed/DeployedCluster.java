@@ -23,13 +23,13 @@ import java.util.Map;
  * loopback) and its HTTP port, everything else as shipped (checkpoints every 5 s, hot-key detection
  * on, topics provisioned by the processes).
  */
-public final class DeployedCluster {
+final class DeployedCluster {
 
   /** The example job of W1 inside the launcher jar. */
   static final String W1_RESOURCE = "/examples/w1.yaml";
 
   /** W1's events partitions (BENCHMARK.md). */
-  public static final int W1_PARTITIONS = 4;
+  static final int W1_PARTITIONS = 4;
 
   final JobSpec job;
   final Path jobFile;
@@ -204,8 +204,7 @@ public final class DeployedCluster {
    * @param eventsTopic the events topic; null = W1's ({@code events})
    * @param eventsPartitions the events topic's partitions ({@link #W1_PARTITIONS} for W1's)
    */
-  public static void writeW1Job(
-      String jobName, String eventsTopic, int eventsPartitions, Path file) {
+  static void writeW1Job(String jobName, String eventsTopic, int eventsPartitions, Path file) {
     String yaml;
     try (InputStream in = DeployedCluster.class.getResourceAsStream(W1_RESOURCE)) {
       if (in == null) {

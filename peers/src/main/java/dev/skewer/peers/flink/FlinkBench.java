@@ -1,17 +1,11 @@
 package dev.skewer.peers.flink;
 
 import dev.skewer.benchmarks.deployed.BenchPaths;
-import dev.skewer.benchmarks.deployed.DeployedCluster;
 import dev.skewer.benchmarks.deployed.ProcessCpu;
 import dev.skewer.benchmarks.deployed.Stats;
-import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.benchmarks.deployed.W1Preload;
 import dev.skewer.launcher.verify.ResultCheck;
-import dev.skewer.loadgen.produce.LoadProducer;
-import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
-import dev.skewer.loadgen.workload.Workload;
-import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.testkit.kafka.KafkaBrokerProcess;
 import dev.skewer.testkit.kafka.TopicReader;
 import java.nio.file.Path;
@@ -130,7 +124,9 @@ public final class FlinkBench implements Callable<Integer> {
     List<Run> done = new ArrayList<>();
     try {
       broker = KafkaBrokerProcess.start(brokerDir, 0, brokerOptions);
-      String eventsTopic = load();
+      W1Preload.Loaded loaded = W1Preload.load(broker, workDir, events, seed);
+      reference = loaded.reference();
+      String eventsTopic = loaded.eventsTopic();
       for (int run = 1; run <= runs; run++) {
         done.add(run(run, eventsTopic));
       }
@@ -148,36 +144,6 @@ public final class FlinkBench implements Callable<Integer> {
             : "RESULT: MISMATCH — see the runs above.");
     System.out.println("Flink JVMs' logs: " + workDir);
     return ok ? 0 : 1;
-  }
-
-  /** Loads W1 as bench deployed does; returns the events topic. */
-  private String load() throws Exception {
-    Path file = workDir.resolve("w1-load.yaml");
-    DeployedCluster.writeW1Job("w1-load", null, DeployedCluster.W1_PARTITIONS, file);
-    JobSpec probe = JobSpecLoader.load(file, Map.of());
-    String topic = probe.topics().events();
-    broker.createTopic(
-        topic, probe.topics().eventsPartitions(), Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
-    reference =
-        ExactReference.of(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ZERO, 4, null);
-    System.out.printf("Loading W1: %,d JSON events into '%s'...%n", events, topic);
-    LoadSummary summary;
-    try (LoadProducer producer =
-        LoadProducer.builder(broker.bootstrapServers(), topic)
-            .job(probe)
-            .reference(reference)
-            .progress(
-                p -> System.out.printf("  %,d sent (%,.0f/s)%n", p.sent(), p.eventsPerSecond()))
-            .build()) {
-      summary = producer.run(Workload.of(WorkloadSpec.w1(events, seed)));
-    }
-    System.out.printf(
-        "Loaded %,d events in %.1fs; the reference has %,d (key, window) results, total count %,d.%n",
-        summary.sent(),
-        summary.elapsed().toMillis() / 1000.0,
-        reference.windows().size(),
-        reference.totalCount());
-    return topic;
   }
 
   private Run run(int run, String eventsTopic) throws Exception {
