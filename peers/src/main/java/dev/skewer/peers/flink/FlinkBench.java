@@ -68,6 +68,14 @@ public final class FlinkBench implements Callable<Integer> {
   long checkpointIntervalMs = 0;
 
   @Option(
+      names = "--lazy-digests",
+      description =
+          "Make a (key, window)'s t-digest only past 128 values or at the window's close, as"
+              + " Skewer's quantile sketch does (a tuned job); by default every (key, window) gets"
+              + " its MergingDigest with its first event, as the t-digest library is used.")
+  boolean lazyDigests;
+
+  @Option(
       names = "--jvm-opts",
       description =
           "JVM flags of the Flink JVM, space-separated. Default: '${DEFAULT-VALUE}' (the heap of"
@@ -171,12 +179,15 @@ public final class FlinkBench implements Callable<Integer> {
     command.add(Integer.toString(parallelism));
     command.add(Long.toString(checkpointIntervalMs));
     command.add(workDir.resolve(label + "-checkpoints").toString());
+    command.add(lazyDigests ? "lazy" : "eager");
     Path log = workDir.resolve(label + ".log");
     System.out.printf(
-        "%n[%s] launching Flink (%s; parallelism %d; checkpoints %s; load average %.2f)%n",
+        "%n[%s] launching Flink (%s; parallelism %d; %s digests; checkpoints %s; load average"
+            + " %.2f)%n",
         label,
         jvmOpts,
         parallelism,
+        lazyDigests ? "lazy" : "eager",
         checkpointIntervalMs > 0 ? "every " + checkpointIntervalMs + " ms" : "off",
         Stats.loadAverage());
     double brokerCpu0 = ProcessCpu.seconds(broker.pid());
@@ -262,9 +273,10 @@ public final class FlinkBench implements Callable<Integer> {
     System.out.printf(
         "%n===== W1 on Flink: %,d events, median [min–max] of %d runs =====%n", events, rs.size());
     System.out.printf(
-        "flink: one JVM (%s), parallelism %d, checkpoints %s%n",
+        "flink: one JVM (%s), parallelism %d, %s digests, checkpoints %s%n",
         jvmOpts,
         parallelism,
+        lazyDigests ? "lazy" : "eager",
         checkpointIntervalMs > 0 ? "every " + checkpointIntervalMs + " ms" : "off");
     List<Run> ok = rs.stream().filter(Run::ok).toList();
     if (ok.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.skewer.peers.flink;
 
+import com.tdunning.math.stats.MergingDigest;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,10 +51,10 @@ public final class FlinkW1Job {
   private FlinkW1Job() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 7) {
+    if (args.length != 8) {
       System.err.println(
           "usage: FlinkW1Job <bootstrap> <events topic> <results topic> <group> <parallelism>"
-              + " <checkpoint interval ms, 0 = none> <checkpoint directory>");
+              + " <checkpoint interval ms, 0 = none> <checkpoint directory> <eager|lazy digests>");
       System.exit(2);
     }
     String bootstrap = args[0];
@@ -63,6 +64,7 @@ public final class FlinkW1Job {
     int parallelism = Integer.parseInt(args[4]);
     long checkpointMs = Long.parseLong(args[5]);
     Path checkpoints = Path.of(args[6]).toAbsolutePath();
+    boolean lazyDigests = args[7].equals("lazy");
 
     Configuration conf = new Configuration();
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, parallelism);
@@ -106,7 +108,7 @@ public final class FlinkW1Job {
         events
             .keyBy(e -> e.key)
             .window(TumblingEventTimeWindows.of(WINDOW))
-            .aggregate(new Aggregate(), new ToResult())
+            .aggregate(new Aggregate(lazyDigests), new ToResult())
             .name("w1 per key and window");
 
     KafkaSink<W1Result> sink =
@@ -140,10 +142,15 @@ public final class FlinkW1Job {
   /** Folds events into a {@link W1Accumulator} (held on the heap by Flink's default backend). */
   static final class Aggregate implements AggregateFunction<W1Event, W1Accumulator, W1Accumulator> {
     private static final long serialVersionUID = 1L;
+    private final boolean lazyDigests;
+
+    Aggregate(boolean lazyDigests) {
+      this.lazyDigests = lazyDigests;
+    }
 
     @Override
     public W1Accumulator createAccumulator() {
-      return new W1Accumulator();
+      return new W1Accumulator(lazyDigests);
     }
 
     @Override
@@ -182,8 +189,9 @@ public final class FlinkW1Job {
       r.min = acc.min;
       r.max = acc.max;
       r.distinctUsers = acc.users.cardinality();
-      r.p50 = acc.values.quantile(0.5);
-      r.p99 = acc.values.quantile(0.99);
+      MergingDigest digest = acc.digest();
+      r.p50 = digest.quantile(0.5);
+      r.p99 = digest.quantile(0.99);
       out.collect(r);
     }
   }
