@@ -21,7 +21,7 @@ final class CoordinatorJvmOptions {
 
   /** The flags as a list (empty for none). */
   List<String> list() {
-    return SkewerChild.jvmOptions(opts);
+    return JvmFlags.split(opts);
   }
 
   /** For a bench's header: what the coordinators add, or nothing. */

@@ -100,12 +100,7 @@ public final class DeployedBench implements Callable<Integer> {
 
   @Mixin CoordinatorJvmOptions coordinatorJvm = new CoordinatorJvmOptions();
 
-  @Option(
-      names = "--broker-jvm-opts",
-      description =
-          "JVM flags of the broker, space-separated. Default: Kafka's kafka-server-start.sh flags"
-              + " (-Xmx1G -Xms1G, G1).")
-  String brokerJvmOpts;
+  @Mixin BrokerJvmOptions brokerJvm = new BrokerJvmOptions();
 
   @Option(
       names = "--process-arg",
@@ -191,8 +186,7 @@ public final class DeployedBench implements Callable<Integer> {
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-deployed");
     jfrDir = BenchPaths.optionalDir(jfrDir);
-    List<String> brokerOptions =
-        brokerJvmOpts == null ? KafkaBrokerProcess.KAFKA_DEFAULT_JVM_OPTIONS : split(brokerJvmOpts);
+    List<String> brokerOptions = brokerJvm.list();
     System.out.printf(
         "Work dir %s; load average %.2f; %d cores.%n",
         workDir, Stats.loadAverage(), Runtime.getRuntime().availableProcessors());
@@ -250,7 +244,7 @@ public final class DeployedBench implements Callable<Integer> {
     DeployedCluster cluster =
         DeployedCluster.plan(
             jar,
-            classData.withArchive(split(jvmOpts), jar, workDir),
+            classData.withArchive(JvmFlags.split(jvmOpts), jar, workDir),
             coordinatorJvm.list(),
             processArgs,
             List.of(),
@@ -627,9 +621,5 @@ public final class DeployedBench implements Callable<Integer> {
   private List<Double> rates(
       List<RunFigures> rs, java.util.function.ToLongFunction<RunFigures> ms) {
     return rs.stream().map(r -> events * 1000.0 / Math.max(1, ms.applyAsLong(r))).toList();
-  }
-
-  private static List<String> split(String opts) {
-    return SkewerChild.jvmOptions(opts);
   }
 }

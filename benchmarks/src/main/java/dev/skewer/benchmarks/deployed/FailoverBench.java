@@ -160,7 +160,7 @@ public final class FailoverBench implements java.util.concurrent.Callable<Intege
       DeployedCluster cluster =
           DeployedCluster.plan(
               jar,
-              classData.withArchive(SkewerChild.jvmOptions(jvmOpts), jar, workDir),
+              classData.withArchive(JvmFlags.split(jvmOpts), jar, workDir),
               coordinatorJvm.list(),
               processArgs,
               List.of(),

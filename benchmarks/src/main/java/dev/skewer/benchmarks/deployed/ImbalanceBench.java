@@ -161,12 +161,7 @@ public final class ImbalanceBench implements Callable<Integer> {
 
   @Mixin CoordinatorJvmOptions coordinatorJvm = new CoordinatorJvmOptions();
 
-  @Option(
-      names = "--broker-jvm-opts",
-      description =
-          "JVM flags of the broker, space-separated. Default: Kafka's kafka-server-start.sh flags"
-              + " (-Xmx1G -Xms1G, G1).")
-  String brokerJvmOpts;
+  @Mixin BrokerJvmOptions brokerJvm = new BrokerJvmOptions();
 
   @Option(
       names = "--process-arg",
@@ -330,8 +325,7 @@ public final class ImbalanceBench implements Callable<Integer> {
     jar = jar.toAbsolutePath();
     workDir = BenchPaths.workDir(workDir, "bench-imbalance");
     List<String> coordinatorArgs = coordinatorArgs();
-    List<String> brokerOptions =
-        brokerJvmOpts == null ? KafkaBrokerProcess.KAFKA_DEFAULT_JVM_OPTIONS : split(brokerJvmOpts);
+    List<String> brokerOptions = brokerJvm.list();
     long benchStart = System.currentTimeMillis();
     System.out.printf(
         "Work dir %s; load average %.2f; %d cores.%n"
@@ -429,7 +423,7 @@ public final class ImbalanceBench implements Callable<Integer> {
     DeployedCluster cluster =
         DeployedCluster.plan(
             jar,
-            split(jvmOpts),
+            JvmFlags.split(jvmOpts),
             coordinatorJvm.list(),
             processArgs,
             coordinatorArgs(),
@@ -825,9 +819,5 @@ public final class ImbalanceBench implements Callable<Integer> {
 
   private static String minutes(long ms) {
     return String.format("%d min %02d s", ms / 60_000, (ms / 1000) % 60);
-  }
-
-  private static List<String> split(String opts) {
-    return SkewerChild.jvmOptions(opts);
   }
 }

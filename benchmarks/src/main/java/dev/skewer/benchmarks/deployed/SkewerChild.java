@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,11 +41,6 @@ final class SkewerChild {
    * only: its C2 compilations cost more CPU than they save; docs/deploy.md).
    */
   static final String DEFAULT_COORDINATOR_JVM_OPTS = "-XX:TieredStopAtLevel=1";
-
-  /** Space-separated JVM flags (a bench's {@code --jvm-opts}) as a list. */
-  static List<String> jvmOptions(String opts) {
-    return Arrays.stream(opts.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
-  }
 
   private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);

@@ -127,7 +127,7 @@ public final class StartupBench implements Callable<Integer> {
         DeployedCluster cluster =
             DeployedCluster.plan(
                 jar,
-                classData.withArchive(SkewerChild.jvmOptions(jvmOpts), jar, workDir),
+                classData.withArchive(JvmFlags.split(jvmOpts), jar, workDir),
                 coordinatorJvm.list(),
                 processArgs,
                 List.of(),

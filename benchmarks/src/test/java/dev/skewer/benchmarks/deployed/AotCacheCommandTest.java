@@ -42,7 +42,7 @@ class AotCacheCommandTest {
     assertThat(bench.jar).isEqualTo(jar.toAbsolutePath());
     assertThat(bench.workDir).isEqualTo(dir);
     // with the flags every process mapping the cache gives too, first (--jvm-opts may override)
-    List<String> options = SkewerChild.jvmOptions(bench.jvmOpts);
+    List<String> options = JvmFlags.split(bench.jvmOpts);
     assertThat(options)
         .startsWith(AotCacheCommand.CACHE_FLAGS.toArray(String[]::new))
         .endsWith("-XX:AOTCacheOutput=" + caches.resolve("{name}.aot"));

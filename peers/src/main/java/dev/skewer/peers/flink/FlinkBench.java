@@ -1,6 +1,8 @@
 package dev.skewer.peers.flink;
 
 import dev.skewer.benchmarks.deployed.BenchPaths;
+import dev.skewer.benchmarks.deployed.BrokerJvmOptions;
+import dev.skewer.benchmarks.deployed.JvmFlags;
 import dev.skewer.benchmarks.deployed.ProcessCpu;
 import dev.skewer.benchmarks.deployed.Stats;
 import dev.skewer.benchmarks.deployed.W1Preload;
@@ -12,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -82,12 +84,7 @@ public final class FlinkBench implements Callable<Integer> {
               + " bench deployed's three processes together; with 3 GB W1's t-digests exhaust it).")
   String jvmOpts = "-Xmx9g -XX:+UseParallelGC";
 
-  @Option(
-      names = "--broker-jvm-opts",
-      description =
-          "JVM flags of the broker, space-separated. Default: Kafka's kafka-server-start.sh flags"
-              + " (-Xmx1G -Xms1G, G1).")
-  String brokerJvmOpts;
+  @Mixin BrokerJvmOptions brokerJvm = new BrokerJvmOptions();
 
   @Option(
       names = "--work-dir",
@@ -120,10 +117,7 @@ public final class FlinkBench implements Callable<Integer> {
       return 2;
     }
     workDir = BenchPaths.workDir(workDir, "bench-flink");
-    List<String> brokerOptions =
-        brokerJvmOpts == null
-            ? KafkaBrokerProcess.KAFKA_DEFAULT_JVM_OPTIONS
-            : Arrays.asList(brokerJvmOpts.trim().split("\\s+"));
+    List<String> brokerOptions = brokerJvm.list();
     System.out.printf(
         "Work dir %s; load average %.2f; %d cores.%n",
         workDir, Stats.loadAverage(), Runtime.getRuntime().availableProcessors());
@@ -168,7 +162,7 @@ public final class FlinkBench implements Callable<Integer> {
             "-1"));
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.asList(jvmOpts.trim().split("\\s+")));
+    command.addAll(JvmFlags.split(jvmOpts));
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(FlinkW1Job.class.getName());
@@ -185,7 +179,7 @@ public final class FlinkBench implements Callable<Integer> {
         "%n[%s] launching Flink (%s; parallelism %d; %s digests; checkpoints %s; load average"
             + " %.2f)%n",
         label,
-        jvmOpts,
+        describeJvmOpts(),
         parallelism,
         lazyDigests ? "lazy" : "eager",
         checkpointIntervalMs > 0 ? "every " + checkpointIntervalMs + " ms" : "off",
@@ -269,12 +263,18 @@ public final class FlinkBench implements Callable<Integer> {
     return r;
   }
 
+  /** The Flink JVM's flags for a header: those given, or that there are none. */
+  private String describeJvmOpts() {
+    List<String> flags = JvmFlags.split(jvmOpts);
+    return flags.isEmpty() ? "no JVM flags" : String.join(" ", flags);
+  }
+
   private void printSummary(List<Run> rs) {
     System.out.printf(
         "%n===== W1 on Flink: %,d events, median [min–max] of %d runs =====%n", events, rs.size());
     System.out.printf(
         "flink: one JVM (%s), parallelism %d, %s digests, checkpoints %s%n",
-        jvmOpts,
+        describeJvmOpts(),
         parallelism,
         lazyDigests ? "lazy" : "eager",
         checkpointIntervalMs > 0 ? "every " + checkpointIntervalMs + " ms" : "off");
