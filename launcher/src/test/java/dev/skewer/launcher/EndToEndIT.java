@@ -3,6 +3,7 @@ package dev.skewer.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.skewer.core.event.DlqReason;
 import dev.skewer.core.job.Guarantee;
@@ -12,6 +13,8 @@ import dev.skewer.launcher.verify.ResultCheck;
 import dev.skewer.loadgen.produce.LoadProducer;
 import dev.skewer.loadgen.produce.LoadSummary;
 import dev.skewer.loadgen.reference.ExactReference;
+import dev.skewer.loadgen.reference.ExactWindow;
+import dev.skewer.loadgen.reference.WindowKey;
 import dev.skewer.loadgen.workload.EventKind;
 import dev.skewer.loadgen.workload.GeneratedEvent;
 import dev.skewer.loadgen.workload.Workload;
@@ -31,6 +34,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
@@ -223,24 +227,46 @@ class EndToEndIT {
               .count();
       assertThat(futureRouted).isEqualTo(futureCount);
 
-      // and the HTTP API serves a merged top-K of a closed window
+      // and the HTTP API serves a merged top-K of a closed window: the latest is one of the
+      // reference's windows (the stream's last window may hold a single event, so not which keys
+      // it has); the fullest window's first place is the hot key with its exact count
       HttpClient http = HttpClient.newHttpClient();
-      HttpResponse<String> topk =
-          http.send(
-              HttpRequest.newBuilder(
-                      URI.create("http://127.0.0.1:" + cluster.httpPort() + "/api/v1/topk?k=3"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(topk.statusCode()).isEqualTo(200);
-      assertThat(topk.body()).contains("\"key\":\"ad0\"");
+      String api = "http://127.0.0.1:" + cluster.httpPort() + "/api/v1/topk?k=3";
+      Map<Long, Long> eventsPerWindow = new TreeMap<>();
+      reference
+          .windows()
+          .values()
+          .forEach(w -> eventsPerWindow.merge(w.windowStartMs(), w.count(), Long::sum));
+      HttpResponse<String> latest = get(http, api);
+      assertThat(latest.statusCode()).isEqualTo(200);
+      assertThat(eventsPerWindow)
+          .containsKey(JSON.readTree(latest.body()).path("window_start_ms").asLong());
+      long fullest =
+          eventsPerWindow.entrySet().stream()
+              .max(Map.Entry.comparingByValue())
+              .orElseThrow()
+              .getKey();
+      ExactWindow hot = reference.windows().get(new WindowKey("ad0", fullest));
+      assertThat(hot).as("the hot key in the fullest window").isNotNull();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                HttpResponse<String> topk = get(http, api + "&window=" + fullest);
+                assertThat(topk.statusCode()).isEqualTo(200);
+                JsonNode first = JSON.readTree(topk.body()).path("keys").path(0);
+                assertThat(first.path("key").asText()).isEqualTo("ad0");
+                assertThat(first.path("count").asLong()).isEqualTo(hot.count());
+              });
       HttpResponse<String> members =
-          http.send(
-              HttpRequest.newBuilder(
-                      URI.create("http://127.0.0.1:" + cluster.httpPort() + "/api/v1/cluster"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+          get(http, "http://127.0.0.1:" + cluster.httpPort() + "/api/v1/cluster");
       assertThat(members.body()).contains(failover ? "\"size\":" : "\"size\":3");
     }
+  }
+
+  private static HttpResponse<String> get(HttpClient http, String uri) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(uri)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** How many results carry each {@code guarantee} value. */
