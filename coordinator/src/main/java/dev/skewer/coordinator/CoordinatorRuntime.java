@@ -5,6 +5,7 @@ import dev.skewer.coordinator.http.ApiVerticle;
 import dev.skewer.coordinator.query.QuerySettings;
 import dev.skewer.coordinator.query.QuerySide;
 import dev.skewer.coordinator.query.ResultHandoff;
+import dev.skewer.coordinator.stream.CoordinatorTopicFacts;
 import dev.skewer.coordinator.stream.CoordinatorVerticle;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.frontier.Frontier;
@@ -15,6 +16,7 @@ import dev.skewer.stage.StageMeters;
 import dev.skewer.stage.StageServices;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.time.Clock;
@@ -74,11 +76,34 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints)
       throws Exception {
+    return start(
+        settings,
+        querySettings,
+        hazelcast,
+        registry,
+        clock,
+        checkpoints,
+        (CoordinatorTopicFacts) null);
+  }
+
+  /**
+   * As above, from {@code facts} read beforehand ({@link CoordinatorTopicFacts#read}, e.g. while
+   * its Hazelcast member joined); null: read as it starts.
+   */
+  public static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      QuerySettings querySettings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      CoordinatorTopicFacts facts)
+      throws Exception {
     Frontier frontier =
         hazelcast == null
             ? Frontier.none()
             : HazelcastFrontier.forJob(hazelcast, JobNames.of(settings.job()));
-    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier);
+    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier, facts);
   }
 
   /**
@@ -92,6 +117,19 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints,
       Frontier frontier)
+      throws Exception {
+    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier, null);
+  }
+
+  private static CoordinatorRuntime start(
+      CoordinatorSettings settings,
+      QuerySettings querySettings,
+      HazelcastInstance hazelcast,
+      MeterRegistry registry,
+      Clock clock,
+      CheckpointStore checkpoints,
+      Frontier frontier,
+      CoordinatorTopicFacts facts)
       throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
     JobNames names = JobNames.of(settings.job());
@@ -107,7 +145,8 @@ public final class CoordinatorRuntime implements AutoCloseable {
               QuerySide q = querySide.get();
               return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
             },
-            handoff);
+            handoff,
+            facts);
     QuerySide query =
         QuerySide.start(
             settings.job(),
@@ -134,10 +173,12 @@ public final class CoordinatorRuntime implements AutoCloseable {
                 merge::hotKeyStatus);
     StageMeters meters = null;
     try {
-      vertx.deployVerticle(merge).await(60, TimeUnit.SECONDS);
+      // the API comes up while the merge stage subscribes (it answers 503 until both are ready)
+      Future<String> merging = vertx.deployVerticle(merge);
       if (api != null) {
         vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
       }
+      merging.await(60, TimeUnit.SECONDS);
       meters =
           StageMeters.bind(
               registry, merge, hazelcast, names, Tags.of("coordinator", settings.coordinatorId()));

@@ -86,7 +86,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   }
 
   /** {@link #partitionsOf(KafkaSettings, String)} through {@code admin}. */
-  protected static int partitionsOf(Admin admin, String topic) {
+  public static int partitionsOf(Admin admin, String topic) {
     return TopicProvisioner.partitionCount(admin, topic, PARTITION_COUNT_TIMEOUT);
   }
 

@@ -15,14 +15,12 @@ import dev.skewer.stage.StageServices;
 import dev.skewer.stage.StageSettings;
 import dev.skewer.stage.StageVerticle;
 import io.vertx.core.Future;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongUnaryOperator;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -47,6 +45,7 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
   private final CoordinatorSettings settings;
   private final LongUnaryOperator lateEventsInWindow;
   private final ResultHandoff handoff; // null: no query view in this process
+  private final CoordinatorTopicFacts knownFacts; // null: read as the coordinator starts
   private final Map<Integer, Long> publishedFrontier = new HashMap<>();
   private final AtomicLong heldPartials = new AtomicLong();
   private MergeTasks tasks;
@@ -63,10 +62,24 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
       StageServices services,
       LongUnaryOperator lateEventsInWindow,
       ResultHandoff handoff) {
+    this(settings, services, lateEventsInWindow, handoff, null);
+  }
+
+  /**
+   * As above, starting from {@code facts} read beforehand ({@code skewer coordinator} reads them
+   * while its Hazelcast member joins); null: it reads them itself as it starts.
+   */
+  public CoordinatorVerticle(
+      CoordinatorSettings settings,
+      StageServices services,
+      LongUnaryOperator lateEventsInWindow,
+      ResultHandoff handoff,
+      CoordinatorTopicFacts facts) {
     super(services);
     this.lateEventsInWindow = lateEventsInWindow;
     this.handoff = handoff;
     this.settings = settings;
+    this.knownFacts = facts;
   }
 
   @Override
@@ -149,21 +162,13 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
             });
   }
 
-  /** Reads the events topic's partition count; creates the hot-key publisher (blocking). */
-  private int prepare() throws Exception {
-    JobSpec job = settings.job();
-    int sources;
-    try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
-      sources = partitionsOf(admin, job.topics().events());
-      if (settings.hotKeys().enabled()) {
-        HotKeyPublisher.ensureTopic(
-            admin,
-            settings.hotKeys().topic(),
-            job.topics().replicationFactor(),
-            Duration.ofSeconds(30),
-            settings.provision());
-      }
-    }
+  /**
+   * Reads the {@link CoordinatorTopicFacts} unless given them; creates the hot-key publisher
+   * (blocking). Returns the source partitions.
+   */
+  private int prepare() {
+    CoordinatorTopicFacts facts =
+        knownFacts != null ? knownFacts : CoordinatorTopicFacts.read(settings);
     if (settings.hotKeys().enabled()) {
       Map<String, Object> pc = new HashMap<>(settings.kafka().producerConfig());
       pc.put("client.id", "skewer-" + settings.coordinatorId() + "-hotkeys");
@@ -172,9 +177,9 @@ public final class CoordinatorVerticle extends StageVerticle<PartialsPartitionTa
               new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
               settings.hotKeys().topic(),
               hazelcast,
-              JobNames.of(job).hotKeysMap());
+              JobNames.of(settings.job()).hotKeysMap());
     }
-    return sources;
+    return facts.sourcePartitions();
   }
 
   private void refreshSources() {

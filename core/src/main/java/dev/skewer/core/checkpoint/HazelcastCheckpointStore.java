@@ -195,6 +195,62 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       String topic,
       boolean provision,
       int chunkBytes) {
+    if (kafka == null) {
+      checkChunkBytes(chunkBytes);
+      return new HazelcastCheckpointStore(hazelcast, null, names, null, null, chunkBytes);
+    }
+    return create(
+        hazelcast, names, mirror(kafka, topic, provision, chunkBytes, hazelcast.getName()));
+  }
+
+  /**
+   * The store of the job {@code names} on {@code hazelcast}, mirrored through {@code mirror} (made
+   * beforehand, while the member joined its cluster); the store owns the mirror from here on. When
+   * the epochs map is empty the maps are first reloaded from the mirror's topic.
+   */
+  public static HazelcastCheckpointStore create(
+      HazelcastInstance hazelcast, JobNames names, Mirror mirror) {
+    HazelcastCheckpointStore store =
+        new HazelcastCheckpointStore(
+            hazelcast, mirror.kafka, names, mirror.topic, mirror.producer, mirror.chunkBytes);
+    if (store.epochs.isEmpty()) {
+      store.reloadFromTopic();
+    }
+    return store;
+  }
+
+  /**
+   * The Kafka side of a store, which needs no Hazelcast member (blocking): {@code topic} checked,
+   * or created (compacted) when missing and {@code provision} is true, and the producer that
+   * mirrors checkpoints to it. A process makes it while its member joins the cluster, then hands it
+   * to {@link #create(HazelcastInstance, JobNames, Mirror)}; one never handed to a store must be
+   * closed.
+   *
+   * @param chunkBytes the chunk size, in [{@value #MIN_CHUNK_BYTES}, {@value #MAX_CHUNK_BYTES}]
+   * @param owner names the producer ({@code skewer-checkpoints-<owner>}), e.g. the process id
+   * @throws MissingTopicException when the topic is missing and {@code provision} is false
+   */
+  public static Mirror mirror(
+      KafkaSettings kafka, String topic, boolean provision, int chunkBytes, String owner) {
+    checkChunkBytes(chunkBytes);
+    ensureTopic(kafka, topic, provision, chunkBytes);
+    Map<String, Object> config = new HashMap<>(kafka.producerConfig());
+    config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes(chunkBytes));
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-checkpoints-" + owner);
+    KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+    try {
+      // the topic's metadata now, not on the first take-over's epoch record (which waits for it)
+      producer.partitionsFor(topic);
+    } catch (KafkaException e) {
+      producer.close(Duration.ZERO);
+      throw new KafkaException("cannot read the metadata of checkpoint topic " + topic, e);
+    }
+    return new Mirror(kafka, topic, chunkBytes, producer);
+  }
+
+  private static void checkChunkBytes(int chunkBytes) {
     if (chunkBytes < MIN_CHUNK_BYTES || chunkBytes > MAX_CHUNK_BYTES) {
       throw new IllegalArgumentException(
           "chunkBytes must be in ["
@@ -204,22 +260,36 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
               + "], was "
               + chunkBytes);
     }
-    if (kafka == null) {
-      return new HazelcastCheckpointStore(hazelcast, null, names, null, null, chunkBytes);
+  }
+
+  /**
+   * A store's checkpoint topic, checked or created, and its producer: what {@link #mirror} makes
+   * before the member has joined. Closing it closes the producer (only for one never given to a
+   * store).
+   */
+  public static final class Mirror implements AutoCloseable {
+    private final KafkaSettings kafka;
+    private final String topic;
+    private final int chunkBytes;
+    private final KafkaProducer<byte[], byte[]> producer;
+
+    private Mirror(
+        KafkaSettings kafka, String topic, int chunkBytes, KafkaProducer<byte[], byte[]> producer) {
+      this.kafka = kafka;
+      this.topic = topic;
+      this.chunkBytes = chunkBytes;
+      this.producer = producer;
     }
-    ensureTopic(kafka, topic, provision, chunkBytes);
-    Map<String, Object> config = new HashMap<>(kafka.producerConfig());
-    config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes(chunkBytes));
-    config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-checkpoints-" + hazelcast.getName());
-    KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-    HazelcastCheckpointStore store =
-        new HazelcastCheckpointStore(hazelcast, kafka, names, topic, producer, chunkBytes);
-    if (store.epochs.isEmpty()) {
-      store.reloadFromTopic();
+
+    /** The checkpoint topic. */
+    public String topic() {
+      return topic;
     }
-    return store;
+
+    @Override
+    public void close() {
+      producer.close(Duration.ZERO);
+    }
   }
 
   /**

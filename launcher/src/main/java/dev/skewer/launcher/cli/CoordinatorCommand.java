@@ -6,6 +6,7 @@ import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.coordinator.query.QuerySettings;
+import dev.skewer.coordinator.stream.CoordinatorTopicFacts;
 import dev.skewer.core.checkpoint.CheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.job.JobSpec;
@@ -90,7 +91,6 @@ public final class CoordinatorCommand implements Callable<Integer> {
     ClusterSettings cluster = common.cluster(job, env);
     int httpPort = common.httpPort(Role.COORDINATOR);
     String checkpointTopic = common.checkpointTopic(job);
-    int chunkBytes = common.checkpointChunkBytes();
     CoordinatorSettings settings =
         new CoordinatorSettings(
             id,
@@ -103,12 +103,10 @@ public final class CoordinatorCommand implements Callable<Integer> {
             common.checkpointInterval(),
             hotKeys(),
             common.provision());
-    // missing topics are created while the Hazelcast member starts and joins; without
-    // provisioning their check comes first, so that a missing topic fails before anything starts
-    CompletableFuture<Void> topics;
-    if (common.provision()) {
-      topics = Processes.inBackground("topics", () -> Processes.provision(kafka, job));
-    } else {
+    // without provisioning the topics' check comes first, so that a missing topic fails before
+    // anything starts; the rest of the Kafka side (missing topics created, the checkpoint topic and
+    // its producer, what the coordinator asks the broker) is done while the Hazelcast member joins
+    if (!common.provision()) {
       List<String> needed =
           new ArrayList<>(
               List.of(job.topics().events(), job.topics().partials(), job.topics().results()));
@@ -119,14 +117,24 @@ public final class CoordinatorCommand implements Callable<Integer> {
         needed.add(settings.hotKeys().topic());
       }
       Processes.requireTopics(kafka, needed);
-      topics = CompletableFuture.completedFuture(null);
     }
+    CompletableFuture<Processes.KafkaSide<CoordinatorTopicFacts>> kafkaSide =
+        Processes.kafkaSideInBackground(
+            kafka,
+            job,
+            common.provision(),
+            cluster,
+            checkpointTopic,
+            common.checkpointChunkBytes(),
+            id,
+            "coordinator's topic facts",
+            () -> CoordinatorTopicFacts.read(settings));
     HazelcastInstance hz = Processes.member(cluster, id, Role.COORDINATOR.roleName(), job);
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.COORDINATOR.roleName(), job);
-    Processes.await(topics, eviction, Processes.stopping(hz));
-    CheckpointStore checkpoints =
-        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision(), chunkBytes);
+    Processes.KafkaSide<CoordinatorTopicFacts> prepared =
+        Processes.await(kafkaSide, eviction, Processes.stopping(hz));
+    CheckpointStore checkpoints = Processes.checkpoints(hz, job, prepared.mirror());
     long runtimeStartNs = System.nanoTime();
     CoordinatorRuntime coordinator =
         CoordinatorRuntime.start(
@@ -138,7 +146,8 @@ public final class CoordinatorCommand implements Callable<Integer> {
             hz,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             Clock.systemUTC(),
-            checkpoints);
+            checkpoints,
+            prepared.facts());
     Processes.logStep("runtime started", runtimeStartNs);
     System.out.println(
         "coordinator "

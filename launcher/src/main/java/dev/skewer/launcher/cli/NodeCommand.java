@@ -8,6 +8,7 @@ import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.launcher.cli.CommonOptions.Role;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
+import dev.skewer.node.ingest.NodeTopicFacts;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -38,26 +39,6 @@ public final class NodeCommand implements Callable<Integer> {
     ClusterSettings cluster = common.cluster(job, env);
     int httpPort = common.httpPort(Role.NODE);
     String checkpointTopic = common.checkpointTopic(job);
-    int chunkBytes = common.checkpointChunkBytes();
-    // missing topics are created while the Hazelcast member starts and joins; without
-    // provisioning their check comes first, so that a missing topic fails before anything starts
-    CompletableFuture<Void> topics;
-    if (common.provision()) {
-      topics = Processes.inBackground("topics", () -> Processes.provision(kafka, job));
-    } else {
-      List<String> needed =
-          new ArrayList<>(
-              List.of(
-                  job.topics().events(),
-                  job.topics().partials(),
-                  job.topics().late(),
-                  job.topics().dlq()));
-      if (cluster != null) {
-        needed.add(checkpointTopic);
-      }
-      Processes.requireTopics(kafka, needed);
-      topics = CompletableFuture.completedFuture(null);
-    }
     NodeSettings settings =
         new NodeSettings(
                 id,
@@ -70,20 +51,56 @@ public final class NodeCommand implements Callable<Integer> {
                 NodeSettings.DEFAULT_HTTP_HOST,
                 NodeSettings.NO_HTTP)
             .withHttp(common.bindAddress(env), httpPort == 0 ? NodeSettings.NO_HTTP : httpPort);
+    // without provisioning the topics' check comes first, so that a missing topic fails before
+    // anything starts; the rest of the Kafka side (missing topics created, the checkpoint topic and
+    // its producer, what the node asks the broker) is done while the Hazelcast member joins
+    if (!common.provision()) {
+      List<String> needed =
+          new ArrayList<>(
+              List.of(
+                  job.topics().events(),
+                  job.topics().partials(),
+                  job.topics().late(),
+                  job.topics().dlq()));
+      if (cluster != null) {
+        needed.add(checkpointTopic);
+      }
+      Processes.requireTopics(kafka, needed);
+    }
+    CompletableFuture<Processes.KafkaSide<NodeTopicFacts>> kafkaSide =
+        Processes.kafkaSideInBackground(
+            kafka,
+            job,
+            common.provision(),
+            cluster,
+            checkpointTopic,
+            common.checkpointChunkBytes(),
+            id,
+            "node's topic facts",
+            () -> NodeTopicFacts.read(settings));
+    // Vert.x and the health endpoints (answering 503 meanwhile) come up while the member joins too
+    CompletableFuture<NodeRuntime.Startup> endpoints =
+        Processes.inBackground(
+            "endpoints",
+            () -> {
+              long startNs = System.nanoTime();
+              NodeRuntime.Startup begun =
+                  NodeRuntime.begin(
+                      settings, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+              Processes.logStep("Vert.x and endpoints", startNs);
+              return begun;
+            });
     HazelcastInstance hz = Processes.member(cluster, id, Role.NODE.roleName(), job);
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.NODE.roleName(), job);
-    Processes.await(topics, eviction, Processes.stopping(hz));
-    CheckpointStore checkpoints =
-        Processes.checkpoints(hz, kafka, job, checkpointTopic, common.provision(), chunkBytes);
+    Processes.KafkaSide<NodeTopicFacts> prepared =
+        Processes.await(
+            kafkaSide, Processes.closingWhenDone(endpoints), eviction, Processes.stopping(hz));
+    NodeRuntime.Startup startup =
+        Processes.await(endpoints, prepared.mirror(), eviction, Processes.stopping(hz));
+    CheckpointStore checkpoints = Processes.checkpoints(hz, job, prepared.mirror());
     long runtimeStartNs = System.nanoTime();
-    NodeRuntime node =
-        NodeRuntime.start(
-            settings,
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-            Clock.systemUTC(),
-            checkpoints,
-            hz);
+    NodeRuntime node = startup.finish(Clock.systemUTC(), checkpoints, hz, prepared.facts());
     Processes.logStep("runtime started", runtimeStartNs);
     System.out.println(
         "node "

@@ -14,6 +14,7 @@ import dev.skewer.core.kafka.TopicProvisioner;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -57,17 +58,17 @@ public final class Processes {
 
   /**
    * Starts a start-up step on a thread of its own, so that it overlaps with the steps that do not
-   * depend on it (the job's topics while the Hazelcast member joins its cluster); {@link #await} it
-   * before the first step that does.
+   * depend on it (the Kafka side of the start — topics, the checkpoint topic and its producer, what
+   * the stage asks the broker — while the Hazelcast member joins its cluster); {@link #await} it
+   * before the first step that needs its result.
    */
-  public static CompletableFuture<Void> inBackground(String step, Runnable work) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
+  public static <T> CompletableFuture<T> inBackground(String step, Callable<T> work) {
+    CompletableFuture<T> done = new CompletableFuture<>();
     Thread thread =
         new Thread(
             () -> {
               try {
-                work.run();
-                done.complete(null);
+                done.complete(work.call());
               } catch (Throwable e) {
                 done.completeExceptionally(e);
               }
@@ -79,13 +80,13 @@ public final class Processes {
   }
 
   /**
-   * Waits for a step started {@link #inBackground}. When it failed, what was started meanwhile is
-   * closed (quietly, in order) and its failure thrown as it was thrown there.
+   * Waits for a step started {@link #inBackground} and returns its result. When it failed, what was
+   * started meanwhile is closed (quietly, in order) and its failure thrown as it was thrown there.
    */
-  public static void await(CompletableFuture<Void> step, AutoCloseable... startedMeanwhile)
+  public static <T> T await(CompletableFuture<T> step, AutoCloseable... startedMeanwhile)
       throws Exception {
     try {
-      step.get();
+      return step.get();
     } catch (ExecutionException e) {
       for (AutoCloseable started : startedMeanwhile) {
         closeQuietly(started);
@@ -98,6 +99,63 @@ public final class Processes {
       }
       throw e;
     }
+  }
+
+  /**
+   * What a process's start needs from Kafka and nothing from Hazelcast: the checkpoint store's
+   * mirror (null without a cluster) and what the stage asks the broker before it subscribes.
+   */
+  public record KafkaSide<F>(HazelcastCheckpointStore.Mirror mirror, F facts) {}
+
+  /**
+   * Starts the Kafka side of a process's start {@link #inBackground}, to overlap the Hazelcast
+   * member's join: the job's missing topics created (when {@code provision}; without it the caller
+   * has checked them already), then the checkpoint topic and its producer ({@link
+   * #checkpointMirror}), then {@code facts} (logged as the step {@code factsStep}). When a step
+   * fails, the mirror made before it is closed.
+   */
+  public static <F> CompletableFuture<KafkaSide<F>> kafkaSideInBackground(
+      KafkaSettings kafka,
+      JobSpec job,
+      boolean provision,
+      ClusterSettings cluster,
+      String checkpointTopic,
+      int chunkBytes,
+      String owner,
+      String factsStep,
+      Callable<F> facts) {
+    return inBackground(
+        "kafka",
+        () -> {
+          if (provision) {
+            provision(kafka, job);
+          }
+          HazelcastCheckpointStore.Mirror mirror =
+              checkpointMirror(cluster, kafka, checkpointTopic, provision, chunkBytes, owner);
+          try {
+            long startNs = System.nanoTime();
+            F read = facts.call();
+            logStep(factsStep, startNs);
+            return new KafkaSide<>(mirror, read);
+          } catch (Exception | Error e) {
+            closeQuietly(mirror);
+            throw e;
+          }
+        });
+  }
+
+  /**
+   * Closes, once it is done, what a step started {@link #inBackground} made (quietly; nothing when
+   * the step failed): for a step that another step's failure must not leave running.
+   */
+  public static AutoCloseable closingWhenDone(CompletableFuture<? extends AutoCloseable> step) {
+    return () -> {
+      try {
+        closeQuietly(step.get());
+      } catch (ExecutionException e) {
+        LOG.debug("a start-up step failed and made nothing to close", e);
+      }
+    };
   }
 
   /** Shuts the member down when closed; null without one. */
@@ -142,22 +200,39 @@ public final class Processes {
   }
 
   /**
-   * The job's Hazelcast-backed checkpoints mirrored to Kafka, chunked above {@code chunkBytes};
-   * in-memory without a member.
+   * The Kafka side of the job's checkpoint store (blocking): {@code topic} checked, or created when
+   * {@code provision}, and the producer that mirrors checkpoints to it, named after {@code owner};
+   * null without a cluster (checkpoints then stay in memory). Needs no Hazelcast member, so it is
+   * made while the member joins.
    */
-  public static CheckpointStore checkpoints(
-      HazelcastInstance hz,
+  public static HazelcastCheckpointStore.Mirror checkpointMirror(
+      ClusterSettings cluster,
       KafkaSettings kafka,
-      JobSpec job,
       String topic,
       boolean provision,
-      int chunkBytes) {
+      int chunkBytes,
+      String owner) {
+    if (cluster == null) {
+      return null;
+    }
+    long startNs = System.nanoTime();
+    HazelcastCheckpointStore.Mirror mirror =
+        HazelcastCheckpointStore.mirror(kafka, topic, provision, chunkBytes, owner);
+    logStep("checkpoint topic and producer", startNs);
+    return mirror;
+  }
+
+  /**
+   * The job's Hazelcast-backed checkpoints mirrored to Kafka through {@code mirror} ({@link
+   * #checkpointMirror}); in-memory without a member.
+   */
+  public static CheckpointStore checkpoints(
+      HazelcastInstance hz, JobSpec job, HazelcastCheckpointStore.Mirror mirror) {
     if (hz == null) {
       return new InMemoryCheckpointStore();
     }
     long startNs = System.nanoTime();
-    CheckpointStore store =
-        HazelcastCheckpointStore.create(hz, kafka, JobNames.of(job), topic, provision, chunkBytes);
+    CheckpointStore store = HazelcastCheckpointStore.create(hz, JobNames.of(job), mirror);
     logStep("checkpoint store", startNs);
     return store;
   }

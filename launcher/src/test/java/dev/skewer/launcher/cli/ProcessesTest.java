@@ -15,26 +15,24 @@ import org.junit.jupiter.api.Test;
 class ProcessesTest {
 
   @Test
-  void shouldRunAStepOnAThreadOfItsOwnWhileTheCallerGoesOn() throws Exception {
+  void shouldRunAStepOnAThreadOfItsOwnWhileTheCallerGoesOnAndHandBackItsResult() throws Exception {
     CountDownLatch callerWentOn = new CountDownLatch(1);
     List<String> threads = new CopyOnWriteArrayList<>();
-    CompletableFuture<Void> step =
+    CompletableFuture<Integer> step =
         Processes.inBackground(
-            "topics",
+            "kafka",
             () -> {
               threads.add(Thread.currentThread().getName());
-              try {
-                callerWentOn.await(10, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
+              assertThat(callerWentOn.await(10, TimeUnit.SECONDS)).isTrue();
+              return 4;
             });
 
     assertThat(step).isNotDone(); // it waits for the caller, which is not blocked by it
     callerWentOn.countDown();
-    Processes.await(step, () -> threads.add("closed"));
+    int partitions = Processes.await(step, () -> threads.add("closed"));
 
-    assertThat(threads).containsExactly("skewer-start-up-topics");
+    assertThat(partitions).isEqualTo(4);
+    assertThat(threads).containsExactly("skewer-start-up-kafka");
   }
 
   @Test
@@ -43,7 +41,7 @@ class ProcessesTest {
         new MissingTopicException(List.of("a", "b"), "needed by this process");
     CompletableFuture<Void> step =
         Processes.inBackground(
-            "topics",
+            "kafka",
             () -> {
               throw missing;
             });

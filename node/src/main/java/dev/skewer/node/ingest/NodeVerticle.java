@@ -4,8 +4,6 @@ import com.hazelcast.map.IMap;
 import dev.skewer.core.hotkey.HotKeyReport;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
-import dev.skewer.core.job.TopicsSpec;
-import dev.skewer.core.kafka.TopicProvisioner;
 import dev.skewer.node.NodeSettings;
 import dev.skewer.node.hotkey.HotKeyCandidate;
 import dev.skewer.stage.PartitionRuntime;
@@ -13,16 +11,12 @@ import dev.skewer.stage.StageServices;
 import dev.skewer.stage.StageSettings;
 import dev.skewer.stage.StageVerticle;
 import io.vertx.core.Future;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,12 +34,22 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
   private static final long LIMITS_INTERVAL_MS = 60_000;
 
   private final NodeSettings settings;
+  private final NodeTopicFacts knownFacts; // null: read as the node starts
   private final AtomicLong openKeySlices = new AtomicLong();
   private SourceTasks tasks;
 
   public NodeVerticle(NodeSettings settings, StageServices services) {
+    this(settings, services, null);
+  }
+
+  /**
+   * A node that starts from {@code facts} read beforehand ({@code skewer node} reads them while its
+   * Hazelcast member joins); null: it reads them itself as it starts.
+   */
+  public NodeVerticle(NodeSettings settings, StageServices services, NodeTopicFacts facts) {
     super(services);
     this.settings = settings;
+    this.knownFacts = facts;
   }
 
   @Override
@@ -54,14 +58,17 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
     String node = settings.nodeId();
     registerGauges(
         NodeMetrics.OPEN_KEY_SLICES, openKeySlices, NodeMetrics.WATERMARK_LAG, "node", node);
-    return vertx
-        .executeBlocking(this::prepare)
+    Future<NodeTopicFacts> facts =
+        knownFacts != null
+            ? Future.succeededFuture(knownFacts)
+            : vertx.executeBlocking(() -> NodeTopicFacts.read(settings));
+    return facts
         .compose(
-            prepared -> {
-              int partialsPartitions = prepared.partialsPartitions();
+            known -> {
+              int partialsPartitions = known.partialsPartitions();
               tasks =
                   new SourceTasks(job, settings.kafka(), partialsPartitions, registry, node, clock);
-              applySideLimits(prepared.sideLimits());
+              applySideLimits(new int[] {known.dlqRecordLimit(), known.lateRecordLimit()});
               StageSettings stage =
                   StageSettings.forJob(
                       "node",
@@ -114,54 +121,6 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
             });
   }
 
-  /**
-   * The largest DLQ and late record the broker and this node's producer accept: each topic's {@code
-   * max.message.bytes} capped by the producer's {@code max.request.size} (blocking).
-   */
-  /** What the node asks the broker before it starts: the partials' partitions, the side limits. */
-  private record Prepared(int partialsPartitions, int[] sideLimits) {}
-
-  /** Reads {@link Prepared} through one admin client (blocking). */
-  private Prepared prepare() {
-    try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
-      return new Prepared(
-          partitionsOf(admin, settings.job().topics().partials()), readSideLimits(admin));
-    }
-  }
-
-  /** {@link #readSideLimits(Admin)} through an admin client of its own (blocking). */
-  private int[] readSideLimits() {
-    try (Admin admin = Admin.create(settings.kafka().adminConfig())) {
-      return readSideLimits(admin);
-    }
-  }
-
-  private int[] readSideLimits(Admin admin) {
-    Object configured =
-        settings.kafka().producerConfig().get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
-    int request = configured == null ? 1_048_576 : Integer.parseInt(configured.toString());
-    TopicsSpec topics = settings.job().topics();
-    return new int[] {
-      Math.min(request, topicLimit(admin, topics.dlq(), request)),
-      Math.min(request, topicLimit(admin, topics.late(), request))
-    };
-  }
-
-  /** A topic's max.message.bytes; {@code fallback} (logged) when it cannot be described yet. */
-  private int topicLimit(Admin admin, String topic, int fallback) {
-    try {
-      return TopicProvisioner.maxMessageBytes(admin, topic, Duration.ofSeconds(10));
-    } catch (KafkaException e) {
-      LOG.warn(
-          "node={} cannot read max.message.bytes of {} ({}); assuming {} until the next try",
-          settings.nodeId(),
-          topic,
-          e.getMessage(),
-          fallback);
-      return fallback;
-    }
-  }
-
   private void applySideLimits(int[] limits) {
     tasks.sideOutputs().limits(limits[0], limits[1]);
   }
@@ -170,7 +129,7 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
   private void refreshSideLimits() {
     offLoopOnce(
         "side limits",
-        this::readSideLimits,
+        () -> NodeTopicFacts.readSideLimits(settings),
         ar -> {
           if (ar.succeeded()) {
             applySideLimits(ar.result());
