@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * One node: its own Vert.x instance with the ingest verticle and, when {@link
  * NodeSettings#httpPort()} asks for it, the health and metrics endpoints ({@link HealthVerticle}).
  * The registry gets the JVM's meters, the Kafka clients' ({@code kafka.consumer.*}, {@code
- * kafka.producer.*}) and the Hazelcast member's. Start with {@link #start}; {@link #close}
- * undeploys (draining the producer) and closes Vert.x.
+ * kafka.producer.*}) and the Hazelcast member's. Start with {@link #start}, or in two steps: {@link
+ * #begin} (Vert.x and the endpoints, before the member exists) then {@link Startup#finish} (the
+ * ingest); {@link #close} undeploys (draining the producer) and closes Vert.x.
  */
 public final class NodeRuntime implements AutoCloseable {
 
@@ -152,6 +153,11 @@ public final class NodeRuntime implements AutoCloseable {
               ? null
               : new HealthVerticle(
                   settings.httpHost(), settings.httpPort(), this::readiness, registry);
+    }
+
+    /** The HTTP port actually bound, or -1 without endpoints. */
+    public int httpPort() {
+      return http == null ? -1 : http.actualPort();
     }
 
     private Readiness readiness() {

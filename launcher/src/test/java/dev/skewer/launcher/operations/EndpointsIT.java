@@ -19,6 +19,7 @@ import dev.skewer.loadgen.workload.Workload;
 import dev.skewer.loadgen.workload.WorkloadSpec;
 import dev.skewer.node.NodeRuntime;
 import dev.skewer.node.NodeSettings;
+import dev.skewer.node.ingest.NodeTopicFacts;
 import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -37,9 +38,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A node and a coordinator on a real broker with real Hazelcast members, over real HTTP: {@code
- * /health/ready} is 503 while their partitions are assigned but not restored and 200 once they are;
- * {@code /metrics} has the JVM's, the Kafka clients' and Skewer's meters; the committed offsets of
- * both consumer groups lag during a run and catch up after it.
+ * /health/ready} is 503 ("starting") while the node's member has not joined yet (it starts as
+ * {@code skewer node} does: endpoints, checkpoint topic and topic facts before the member), 503
+ * while their partitions are assigned but not restored and 200 once they are; {@code /metrics} has
+ * the JVM's, the Kafka clients' and Skewer's meters; the committed offsets of both consumer groups
+ * lag during a run and catch up after it.
  */
 class EndpointsIT {
 
@@ -62,6 +65,36 @@ class EndpointsIT {
       Admin admin = broker.admin();
       KafkaSettings settings = broker.settings();
       broker.provision(job);
+      NodeSettings nodeSettings =
+          new NodeSettings(
+                  "node-1",
+                  job,
+                  settings,
+                  null,
+                  NodeSettings.DEFAULT_MAX_PENDING_RECORDS,
+                  NodeSettings.DEFAULT_TICK_INTERVAL,
+                  Duration.ofSeconds(1),
+                  null,
+                  NodeSettings.NO_HTTP)
+              .withHttp("127.0.0.1", 0);
+      PrometheusMeterRegistry nodeRegistry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      // as `skewer node` starts: the endpoints and the Kafka side first, the member after them
+      NodeRuntime.Startup startup = NodeRuntime.begin(nodeSettings, nodeRegistry);
+      assertThat(get(startup.httpPort(), "/health/live").statusCode()).isEqualTo(200);
+      HttpResponse<String> starting = get(startup.httpPort(), "/health/ready");
+      assertThat(starting.statusCode()).isEqualTo(503);
+      assertThat(starting.body()).contains("\"DOWN\"").contains("starting: joining the cluster");
+      HazelcastCheckpointStore.Mirror nodeMirror =
+          HazelcastCheckpointStore.mirror(
+              settings,
+              names.checkpointsTopic(),
+              true,
+              HazelcastCheckpointStore.DEFAULT_CHUNK_BYTES,
+              "node-1");
+      NodeTopicFacts facts = NodeTopicFacts.read(nodeSettings);
+      assertThat(facts.partialsPartitions()).isEqualTo(job.topics().partialsPartitions());
+      assertThat(facts.dlqRecordLimit()).isPositive();
+      assertThat(facts.lateRecordLimit()).isPositive();
       int p1 = FreePorts.next();
       int p2 = FreePorts.next();
       List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
@@ -78,28 +111,13 @@ class EndpointsIT {
               "coordinator",
               job.name());
       GatedCheckpointStore nodeStore =
-          new GatedCheckpointStore(
-              HazelcastCheckpointStore.create(
-                  hzNode, settings, names, names.checkpointsTopic(), true));
+          new GatedCheckpointStore(HazelcastCheckpointStore.create(hzNode, names, nodeMirror));
       GatedCheckpointStore coordinatorStore =
           new GatedCheckpointStore(
               HazelcastCheckpointStore.create(
                   hzCoordinator, settings, names, names.checkpointsTopic(), true));
-      PrometheusMeterRegistry nodeRegistry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       PrometheusMeterRegistry coordinatorRegistry =
           new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-      NodeSettings nodeSettings =
-          new NodeSettings(
-                  "node-1",
-                  job,
-                  settings,
-                  null,
-                  NodeSettings.DEFAULT_MAX_PENDING_RECORDS,
-                  NodeSettings.DEFAULT_TICK_INTERVAL,
-                  Duration.ofSeconds(1),
-                  null,
-                  NodeSettings.NO_HTTP)
-              .withHttp("127.0.0.1", 0);
       CoordinatorSettings coordinatorSettings =
           new CoordinatorSettings(
               "coordinator-1",
@@ -112,8 +130,7 @@ class EndpointsIT {
               Duration.ofSeconds(1),
               HotKeySettings.defaults(),
               true);
-      try (NodeRuntime node =
-              NodeRuntime.start(nodeSettings, nodeRegistry, Clock.systemUTC(), nodeStore, hzNode);
+      try (NodeRuntime node = startup.finish(Clock.systemUTC(), nodeStore, hzNode, facts);
           CoordinatorRuntime coordinator =
               CoordinatorRuntime.start(
                   coordinatorSettings,
@@ -121,6 +138,7 @@ class EndpointsIT {
                   coordinatorRegistry,
                   Clock.systemUTC(),
                   coordinatorStore)) {
+        assertThat(node.httpPort()).isEqualTo(startup.httpPort()); // the endpoints begun with it
         // live at once; not ready while the assigned partitions cannot be restored
         assertThat(get(node.httpPort(), "/health/live").statusCode()).isEqualTo(200);
         assertThat(get(coordinator.httpPort(), "/health/live").statusCode()).isEqualTo(200);
