@@ -66,22 +66,6 @@ public final class NodeRuntime implements AutoCloseable {
         settings, registry, clock, checkpoints, hazelcast, frontierOf(settings, hazelcast));
   }
 
-  /**
-   * Starts a node from {@code facts} read beforehand ({@link NodeTopicFacts#read}, e.g. while its
-   * Hazelcast member joined), so it asks the broker nothing more before it subscribes.
-   */
-  public static NodeRuntime start(
-      NodeSettings settings,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      HazelcastInstance hazelcast,
-      NodeTopicFacts facts)
-      throws Exception {
-    return start(
-        settings, registry, clock, checkpoints, hazelcast, frontierOf(settings, hazelcast), facts);
-  }
-
   private static Frontier frontierOf(NodeSettings settings, HazelcastInstance hazelcast) {
     return hazelcast == null
         ? Frontier.none()
@@ -97,19 +81,7 @@ public final class NodeRuntime implements AutoCloseable {
       HazelcastInstance hazelcast,
       Frontier frontier)
       throws Exception {
-    return start(settings, registry, clock, checkpoints, hazelcast, frontier, null);
-  }
-
-  private static NodeRuntime start(
-      NodeSettings settings,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      HazelcastInstance hazelcast,
-      Frontier frontier,
-      NodeTopicFacts facts)
-      throws Exception {
-    return begin(settings, registry).finish(clock, checkpoints, hazelcast, frontier, facts);
+    return begin(settings, registry).finish(clock, checkpoints, hazelcast, frontier, null);
   }
 
   /**
