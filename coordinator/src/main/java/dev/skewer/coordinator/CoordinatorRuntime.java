@@ -83,12 +83,22 @@ public final class CoordinatorRuntime implements AutoCloseable {
         registry,
         clock,
         checkpoints,
-        (CoordinatorTopicFacts) null);
+        (CoordinatorTopicFacts) null,
+        newVertx());
   }
 
   /**
-   * As above, from {@code facts} read beforehand ({@link CoordinatorTopicFacts#read}, e.g. while
-   * its Hazelcast member joined); null: read as it starts.
+   * A coordinator's Vert.x instance (two event loops, four workers). It needs neither the broker
+   * nor a Hazelcast member, so {@code skewer coordinator} makes it while its member joins.
+   */
+  public static Vertx newVertx() {
+    return Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
+  }
+
+  /**
+   * As above, on {@code vertx} ({@link #newVertx}; the runtime owns it from here on, and closes it
+   * if the start fails) and from {@code facts} read beforehand ({@link CoordinatorTopicFacts#read},
+   * e.g. while its Hazelcast member joined; null: read as it starts).
    */
   public static CoordinatorRuntime start(
       CoordinatorSettings settings,
@@ -97,13 +107,15 @@ public final class CoordinatorRuntime implements AutoCloseable {
       MeterRegistry registry,
       Clock clock,
       CheckpointStore checkpoints,
-      CoordinatorTopicFacts facts)
+      CoordinatorTopicFacts facts,
+      Vertx vertx)
       throws Exception {
     Frontier frontier =
         hazelcast == null
             ? Frontier.none()
             : HazelcastFrontier.forJob(hazelcast, JobNames.of(settings.job()));
-    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier, facts);
+    return start(
+        settings, querySettings, hazelcast, registry, clock, checkpoints, frontier, facts, vertx);
   }
 
   /**
@@ -118,7 +130,16 @@ public final class CoordinatorRuntime implements AutoCloseable {
       CheckpointStore checkpoints,
       Frontier frontier)
       throws Exception {
-    return start(settings, querySettings, hazelcast, registry, clock, checkpoints, frontier, null);
+    return start(
+        settings,
+        querySettings,
+        hazelcast,
+        registry,
+        clock,
+        checkpoints,
+        frontier,
+        null,
+        newVertx());
   }
 
   private static CoordinatorRuntime start(
@@ -129,9 +150,9 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints,
       Frontier frontier,
-      CoordinatorTopicFacts facts)
+      CoordinatorTopicFacts facts,
+      Vertx vertx)
       throws Exception {
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
     JobNames names = JobNames.of(settings.job());
     // the query side reads the late topic: results carry the late events it has seen per window
     AtomicReference<QuerySide> querySide = new AtomicReference<>();
@@ -147,16 +168,22 @@ public final class CoordinatorRuntime implements AutoCloseable {
             },
             handoff,
             facts);
-    QuerySide query =
-        QuerySide.start(
-            settings.job(),
-            settings.kafka(),
-            settings.coordinatorId(),
-            querySettings,
-            hazelcast,
-            clock,
-            merge::stageStatus,
-            handoff);
+    QuerySide query;
+    try {
+      query =
+          QuerySide.start(
+              settings.job(),
+              settings.kafka(),
+              settings.coordinatorId(),
+              querySettings,
+              hazelcast,
+              clock,
+              merge::stageStatus,
+              handoff);
+    } catch (RuntimeException e) {
+      vertx.close().await(10, TimeUnit.SECONDS);
+      throw e;
+    }
     querySide.set(query);
     ApiVerticle api =
         settings.httpPort() == CoordinatorSettings.NO_HTTP

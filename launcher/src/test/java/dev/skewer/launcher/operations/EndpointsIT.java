@@ -7,6 +7,8 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.skewer.coordinator.CoordinatorRuntime;
 import dev.skewer.coordinator.CoordinatorSettings;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
+import dev.skewer.coordinator.query.QuerySettings;
+import dev.skewer.coordinator.stream.CoordinatorTopicFacts;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
 import dev.skewer.core.cluster.HazelcastMembers;
@@ -24,6 +26,7 @@ import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -130,14 +133,21 @@ class EndpointsIT {
               Duration.ofSeconds(1),
               HotKeySettings.defaults(),
               true);
+      // as `skewer coordinator` starts: its topic facts and Vert.x made before it starts
+      CoordinatorTopicFacts coordinatorFacts = CoordinatorTopicFacts.read(coordinatorSettings);
+      assertThat(coordinatorFacts.sourcePartitions()).isEqualTo(job.topics().eventsPartitions());
+      Vertx coordinatorVertx = CoordinatorRuntime.newVertx();
       try (NodeRuntime node = startup.finish(Clock.systemUTC(), nodeStore, hzNode, facts);
           CoordinatorRuntime coordinator =
               CoordinatorRuntime.start(
                   coordinatorSettings,
+                  QuerySettings.defaults(),
                   hzCoordinator,
                   coordinatorRegistry,
                   Clock.systemUTC(),
-                  coordinatorStore)) {
+                  coordinatorStore,
+                  coordinatorFacts,
+                  coordinatorVertx)) {
         assertThat(node.httpPort()).isEqualTo(startup.httpPort()); // the endpoints begun with it
         // live at once; not ready while the assigned partitions cannot be restored
         assertThat(get(node.httpPort(), "/health/live").statusCode()).isEqualTo(200);
