@@ -281,11 +281,6 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       this.producer = producer;
     }
 
-    /** The checkpoint topic. */
-    public String topic() {
-      return topic;
-    }
-
     @Override
     public void close() {
       producer.close(Duration.ZERO);
