@@ -10,10 +10,10 @@ import dev.skewer.core.kafka.TopicProvisioner;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.WorkerExecutor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,11 +22,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a node and a coordinator verticle share: the {@link PartitionRuntime} a subclass builds in
@@ -37,6 +44,8 @@ import org.apache.kafka.clients.producer.Producer;
  * @param <T> the stage's partition task
  */
 public abstract class StageVerticle<T extends PartitionTask> extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StageVerticle.class);
 
   protected final MeterRegistry registry;
   protected final Clock clock;
@@ -55,7 +64,9 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   private final List<Long> timers = new ArrayList<>();
   private final Set<String> inFlight = new HashSet<>();
   private final List<PacedJob> pacedJobs = new ArrayList<>();
-  private WorkerExecutor sideJobs; // periodic off-loop jobs: never on the runtime's workers
+  // periodic off-loop jobs: never on the runtime's workers; null until the first, and after stop
+  private ExecutorService sideJobs;
+  private boolean stopped; // event loop only: no side job starts or completes after stop()
   private volatile PartitionRuntime<T> runtime;
 
   protected StageVerticle(StageServices services) {
@@ -209,21 +220,45 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
    */
   protected final <R> void offLoopOnce(
       String kind, Callable<R> blocking, Handler<AsyncResult<R>> done) {
-    if (!inFlight.add(kind)) {
+    if (stopped || !inFlight.add(kind)) {
       return;
     }
     if (sideJobs == null) {
-      sideJobs =
-          vertx.createSharedWorkerExecutor(
-              "skewer-side-jobs-" + System.identityHashCode(this), SIDE_JOB_THREADS);
+      sideJobs = Executors.newFixedThreadPool(SIDE_JOB_THREADS, sideJobThreads());
     }
-    sideJobs
-        .executeBlocking(blocking, false)
-        .onComplete(
-            ar -> {
-              inFlight.remove(kind);
-              done.handle(ar);
-            });
+    Context loop = context;
+    sideJobs.execute(
+        () -> {
+          Future<R> result;
+          try {
+            result = Future.succeededFuture(blocking.call());
+          } catch (Exception e) {
+            result = Future.failedFuture(e);
+          }
+          Future<R> outcome = result;
+          try {
+            loop.runOnContext(
+                v -> {
+                  inFlight.remove(kind);
+                  if (!stopped) {
+                    done.handle(outcome);
+                  }
+                });
+          } catch (RejectedExecutionException e) {
+            // Vert.x closed while the job ran (a process stopping): nothing is left to hand it to
+            LOG.debug("{} job ended after the verticle stopped; its result is dropped", kind);
+          }
+        });
+  }
+
+  private ThreadFactory sideJobThreads() {
+    String prefix = "skewer-side-jobs-" + System.identityHashCode(this) + "-";
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.getAndIncrement());
+      t.setDaemon(true); // a job hung on a store must not keep the process alive
+      return t;
+    };
   }
 
   /** Owned partitions that are restored and consuming (thread-safe). */
@@ -259,19 +294,24 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
     return r == null ? Readiness.down("starting") : r.readiness();
   }
 
-  /** Cancels the periodic jobs, stops the runtime (final checkpoints), then {@link #stopped}. */
+  /**
+   * Cancels the periodic jobs, stops the runtime (final checkpoints), then {@link #stopped}; a side
+   * job still running finishes on its own thread and its result is dropped.
+   */
   @Override
   public final Future<?> stop() {
     timers.forEach(vertx::cancelTimer);
     timers.clear();
+    stopped = true;
     Future<Void> stopped = runtime == null ? Future.succeededFuture() : runtime.stop();
     return stopped
         .eventually(this::stopped)
         .eventually(
             () -> {
-              WorkerExecutor w = sideJobs;
-              sideJobs = null;
-              return w == null ? Future.succeededFuture() : w.close();
+              if (sideJobs != null) {
+                sideJobs.shutdown(); // a running job finishes; its result is dropped
+              }
+              return Future.succeededFuture();
             });
   }
 

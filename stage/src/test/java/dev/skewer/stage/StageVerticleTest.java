@@ -11,6 +11,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -173,5 +175,39 @@ class StageVerticleTest {
     vertx.setTimer(100, t -> wait.countDown());
     await().atMost(Duration.ofSeconds(10)).until(() -> wait.getCount() == 0);
     assertThat(probe.ticks).hasValue(afterStop);
+  }
+
+  /**
+   * A process asked to stop (Ctrl-C, SIGTERM) closes Vert.x while a side job may still be running
+   * (a hot-key report waiting on Hazelcast): its result comes back after the event loop is gone. It
+   * is dropped quietly, not thrown on the job's thread (where it was printed as an uncaught
+   * RejectedExecutionException on one stop in about twenty-five).
+   */
+  @Test
+  void shouldDropASideJobsResultThatArrivesAfterVertxClosed() throws Exception {
+    Vertx own = Vertx.vertx();
+    Probe probe = new Probe();
+    own.deployVerticle(probe).await();
+    own.runOnContext(v -> probe.slowJob());
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.blockingRuns.get() == 1);
+    Thread job =
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(
+                t -> t.getName().startsWith("skewer-side-jobs-" + System.identityHashCode(probe)))
+            .findFirst()
+            .orElseThrow();
+    List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler before = job.getUncaughtExceptionHandler();
+    job.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+    try {
+      own.close().await();
+      probe.release.countDown();
+      job.join(10_000); // the pool is shut down with Vert.x: its thread ends after the job
+      assertThat(job.isAlive()).isFalse();
+    } finally {
+      job.setUncaughtExceptionHandler(before);
+    }
+    assertThat(uncaught).isEmpty();
+    assertThat(probe.completions).hasValue(0);
   }
 }
