@@ -206,25 +206,29 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   /**
    * The store of the job {@code names} on {@code hazelcast}, mirrored through {@code mirror} (made
    * beforehand, while the member joined its cluster); the store owns the mirror from here on. When
-   * the epochs map is empty the maps are first reloaded from the mirror's topic.
+   * the epochs map is empty the maps are first reloaded from the mirror's topic, read to the end
+   * offsets it has now (a topic with nothing to read leaves the maps as they are).
    */
   public static HazelcastCheckpointStore create(
       HazelcastInstance hazelcast, JobNames names, Mirror mirror) {
     HazelcastCheckpointStore store =
         new HazelcastCheckpointStore(
             hazelcast, mirror.kafka, names, mirror.topic, mirror.producer, mirror.chunkBytes);
-    if (store.epochs.isEmpty()) {
-      store.reloadFromTopic();
+    try (KafkaConsumer<byte[], byte[]> reload = mirror.reload) {
+      // a topic with nothing to read (a new job's) reloads nothing: the maps need not be asked
+      if (hasRecords(reload, mirror.topic) && store.epochs.isEmpty()) {
+        store.reloadFromTopic(reload);
+      }
     }
     return store;
   }
 
   /**
    * The Kafka side of a store, which needs no Hazelcast member (blocking): {@code topic} checked,
-   * or created (compacted) when missing and {@code provision} is true, and the producer that
-   * mirrors checkpoints to it. A process makes it while its member joins the cluster, then hands it
-   * to {@link #create(HazelcastInstance, JobNames, Mirror)}; one never handed to a store must be
-   * closed.
+   * or created (compacted) when missing and {@code provision} is true, the producer that mirrors
+   * checkpoints to it and the consumer a store reloads it with, both with the topic's metadata. A
+   * process makes it while its member joins the cluster, then hands it to {@link
+   * #create(HazelcastInstance, JobNames, Mirror)}; one never handed to a store must be closed.
    *
    * @param chunkBytes the chunk size, in [{@value #MIN_CHUNK_BYTES}, {@value #MAX_CHUNK_BYTES}]
    * @param owner names the producer ({@code skewer-checkpoints-<owner>}), e.g. the process id
@@ -240,14 +244,21 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-checkpoints-" + owner);
     KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+    KafkaConsumer<byte[], byte[]> reload = null;
     try {
       // the topic's metadata now, not on the first take-over's epoch record (which waits for it)
       producer.partitionsFor(topic);
+      // the reload's consumer too: after the join only what is on the topic then is left to read
+      reload = consumer(kafka, chunkBytes, "skewer-checkpoint-reload");
+      reload.partitionsFor(topic);
     } catch (KafkaException e) {
       producer.close(Duration.ZERO);
+      if (reload != null) {
+        reload.close(Duration.ZERO);
+      }
       throw new KafkaException("cannot read the metadata of checkpoint topic " + topic, e);
     }
-    return new Mirror(kafka, topic, chunkBytes, producer);
+    return new Mirror(kafka, topic, chunkBytes, producer, reload);
   }
 
   private static void checkChunkBytes(int chunkBytes) {
@@ -263,27 +274,34 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * A store's checkpoint topic, checked or created, and its producer: what {@link #mirror} makes
-   * before the member has joined. Closing it closes the producer (only for one never given to a
-   * store).
+   * A store's checkpoint topic, checked or created, its producer and the consumer a store reloads
+   * it with: what {@link #mirror} makes before the member has joined. Closing it closes both (only
+   * for one never given to a store).
    */
   public static final class Mirror implements AutoCloseable {
     private final KafkaSettings kafka;
     private final String topic;
     private final int chunkBytes;
     private final KafkaProducer<byte[], byte[]> producer;
+    private final KafkaConsumer<byte[], byte[]> reload;
 
     private Mirror(
-        KafkaSettings kafka, String topic, int chunkBytes, KafkaProducer<byte[], byte[]> producer) {
+        KafkaSettings kafka,
+        String topic,
+        int chunkBytes,
+        KafkaProducer<byte[], byte[]> producer,
+        KafkaConsumer<byte[], byte[]> reload) {
       this.kafka = kafka;
       this.topic = topic;
       this.chunkBytes = chunkBytes;
       this.producer = producer;
+      this.reload = reload;
     }
 
     @Override
     public void close() {
       producer.close(Duration.ZERO);
+      reload.close(Duration.ZERO);
     }
   }
 
@@ -401,6 +419,11 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
    * first batch).
    */
   private KafkaConsumer<byte[], byte[]> consumer(String clientId) {
+    return consumer(kafka, chunkBytes, clientId);
+  }
+
+  private static KafkaConsumer<byte[], byte[]> consumer(
+      KafkaSettings kafka, int chunkBytes, String clientId) {
     Map<String, Object> config = new HashMap<>(kafka.consumerConfig(null));
     config.remove(ConsumerConfig.GROUP_ID_CONFIG);
     config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 2 * maxRecordBytes(chunkBytes));
@@ -416,81 +439,85 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
    * the topic keeping the latest epoch and checkpoint (or manifest) records, then each manifest's
    * chunks read by position into the chunk map, checked against its CRC.
    */
-  private void reloadFromTopic() {
+  /** Whether {@code topic} has a record (or a transaction marker) between its start and end. */
+  private static boolean hasRecords(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    List<TopicPartition> parts = new ArrayList<>();
+    consumer.partitionsFor(topic).forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
+    Map<TopicPartition, Long> start = consumer.beginningOffsets(parts);
+    Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+    return parts.stream().anyMatch(tp -> start.get(tp) < end.get(tp));
+  }
+
+  private void reloadFromTopic(KafkaConsumer<byte[], byte[]> consumer) {
     Map<String, byte[]> latest = new HashMap<>();
     long startNs = System.nanoTime();
-    try (KafkaConsumer<byte[], byte[]> consumer = consumer("skewer-checkpoint-reload")) {
-      List<TopicPartition> parts = new ArrayList<>();
-      consumer
-          .partitionsFor(topic)
-          .forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
-      consumer.assign(parts);
-      consumer.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-      while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          String key = new String(r.key(), StandardCharsets.UTF_8);
-          if (key.startsWith(CheckpointChunks.RECORD_PREFIX)) {
-            continue; // read by position below, for the manifests that name them
-          }
-          if (r.value() == null) {
-            latest.remove(key);
-          } else {
-            latest.put(key, r.value());
-          }
+    List<TopicPartition> parts = new ArrayList<>();
+    consumer.partitionsFor(topic).forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
+    consumer.assign(parts);
+    consumer.seekToBeginning(parts);
+    Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+    while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+      for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+        String key = new String(r.key(), StandardCharsets.UTF_8);
+        if (key.startsWith(CheckpointChunks.RECORD_PREFIX)) {
+          continue; // read by position below, for the manifests that name them
+        }
+        if (r.value() == null) {
+          latest.remove(key);
+        } else {
+          latest.put(key, r.value());
         }
       }
-      Map<String, Long> fences = new HashMap<>();
-      Map<String, byte[]> latestCheckpoints = new HashMap<>();
-      int loaded = 0;
-      int chunksLoaded = 0;
-      long deadlineNs = System.nanoTime() + READ_TIMEOUT.toNanos();
-      for (Map.Entry<String, byte[]> e : latest.entrySet()) {
-        String key = e.getKey();
-        if (key.startsWith("epoch/")) {
-          fences.merge(key.substring(6), ByteBuffer.wrap(e.getValue()).getLong(), Math::max);
-          loaded++;
-        } else if (key.startsWith("checkpoint/")) {
-          String id = key.substring(11);
-          long epoch;
-          if (CheckpointManifest.isManifest(e.getValue())) {
-            CheckpointManifest m = CheckpointManifest.decode(e.getValue());
-            CheckpointChunks c = CheckpointChunks.of(id, m);
-            CRC32 crc = new CRC32();
-            readChunks(
-                consumer,
-                id,
-                m,
-                (i, chunk) -> {
-                  crc.update(chunk);
-                  chunks.set(c.mapKey(i), chunk);
-                },
-                deadlineNs);
-            StateAssembly.verify(id, m, crc);
-            chunksLoaded += c.count();
-            epoch = m.epoch();
-          } else {
-            epoch = Checkpoint.decode(e.getValue()).epoch();
-          }
-          latestCheckpoints.put(id, e.getValue());
-          fences.merge(id, epoch, Math::max);
-          loaded++;
+    }
+    Map<String, Long> fences = new HashMap<>();
+    Map<String, byte[]> latestCheckpoints = new HashMap<>();
+    int loaded = 0;
+    int chunksLoaded = 0;
+    long deadlineNs = System.nanoTime() + READ_TIMEOUT.toNanos();
+    for (Map.Entry<String, byte[]> e : latest.entrySet()) {
+      String key = e.getKey();
+      if (key.startsWith("epoch/")) {
+        fences.merge(key.substring(6), ByteBuffer.wrap(e.getValue()).getLong(), Math::max);
+        loaded++;
+      } else if (key.startsWith("checkpoint/")) {
+        String id = key.substring(11);
+        long epoch;
+        if (CheckpointManifest.isManifest(e.getValue())) {
+          CheckpointManifest m = CheckpointManifest.decode(e.getValue());
+          CheckpointChunks c = CheckpointChunks.of(id, m);
+          CRC32 crc = new CRC32();
+          readChunks(
+              consumer,
+              id,
+              m,
+              (i, chunk) -> {
+                crc.update(chunk);
+                chunks.set(c.mapKey(i), chunk);
+              },
+              deadlineNs);
+          StateAssembly.verify(id, m, crc);
+          chunksLoaded += c.count();
+          epoch = m.epoch();
+        } else {
+          epoch = Checkpoint.decode(e.getValue()).epoch();
         }
+        latestCheckpoints.put(id, e.getValue());
+        fences.merge(id, epoch, Math::max);
+        loaded++;
       }
-      for (Map.Entry<String, Long> f : fences.entrySet()) {
-        String id = f.getKey();
-        checkpoints.putIfAbsent(
-            id, new FencedSlot(f.getValue(), latestCheckpoints.get(id)).encode());
-        epochs.putIfAbsent(id, f.getValue());
-      }
-      if (loaded > 0) {
-        LOG.info(
-            "reloaded {} epochs and checkpoints ({} chunks) from topic {} in {} ms",
-            loaded,
-            chunksLoaded,
-            topic,
-            (System.nanoTime() - startNs) / 1_000_000);
-      }
+    }
+    for (Map.Entry<String, Long> f : fences.entrySet()) {
+      String id = f.getKey();
+      checkpoints.putIfAbsent(id, new FencedSlot(f.getValue(), latestCheckpoints.get(id)).encode());
+      epochs.putIfAbsent(id, f.getValue());
+    }
+    if (loaded > 0) {
+      LOG.info(
+          "reloaded {} epochs and checkpoints ({} chunks) from topic {} in {} ms",
+          loaded,
+          chunksLoaded,
+          topic,
+          (System.nanoTime() - startNs) / 1_000_000);
     }
   }
 
