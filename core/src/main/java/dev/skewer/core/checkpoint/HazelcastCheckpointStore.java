@@ -121,6 +121,9 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
   /** How long {@link #read} waits for the checkpoint's records to become readable. */
   static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
+  /** How long a checkpoint topic just checked or created may take to appear in the metadata. */
+  static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+
   /** How often {@link #load} re-reads a manifest whose chunks a concurrent save deleted. */
   static final int LOAD_ATTEMPTS = 5;
 
@@ -238,27 +241,49 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
       KafkaSettings kafka, String topic, boolean provision, int chunkBytes, String owner) {
     checkChunkBytes(chunkBytes);
     ensureTopic(kafka, topic, provision, chunkBytes);
-    Map<String, Object> config = new HashMap<>(kafka.producerConfig());
-    config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes(chunkBytes));
-    config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-checkpoints-" + owner);
-    KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-    KafkaConsumer<byte[], byte[]> reload = null;
+    // the reload's consumer first: after the join only what is on the topic then is left to read
+    KafkaConsumer<byte[], byte[]> reload = consumer(kafka, chunkBytes, "skewer-checkpoint-reload");
+    KafkaProducer<byte[], byte[]> producer = null;
     try {
+      // a topic created a moment ago (here or by a process started beside this one) may not be in
+      // the broker's metadata yet: wait for it here, quietly, rather than in the producer's first
+      // request, which logs a warning and retries
+      awaitMetadata(reload, topic);
+      Map<String, Object> config = new HashMap<>(kafka.producerConfig());
+      config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes(chunkBytes));
+      config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+      config.put(ProducerConfig.CLIENT_ID_CONFIG, "skewer-checkpoints-" + owner);
+      producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
       // the topic's metadata now, not on the first take-over's epoch record (which waits for it)
       producer.partitionsFor(topic);
-      // the reload's consumer too: after the join only what is on the topic then is left to read
-      reload = consumer(kafka, chunkBytes, "skewer-checkpoint-reload");
-      reload.partitionsFor(topic);
     } catch (KafkaException e) {
-      producer.close(Duration.ZERO);
-      if (reload != null) {
-        reload.close(Duration.ZERO);
+      reload.close(Duration.ZERO);
+      if (producer != null) {
+        producer.close(Duration.ZERO);
       }
       throw new KafkaException("cannot read the metadata of checkpoint topic " + topic, e);
     }
     return new Mirror(kafka, topic, chunkBytes, producer, reload);
+  }
+
+  /**
+   * Waits until the broker's metadata has {@code topic} (which exists: it was just checked or
+   * created), at most {@link #METADATA_TIMEOUT}.
+   */
+  private static void awaitMetadata(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    long deadlineNs = System.nanoTime() + METADATA_TIMEOUT.toNanos();
+    while (consumer.partitionsFor(topic).isEmpty()) {
+      if (System.nanoTime() > deadlineNs) {
+        throw new KafkaException(
+            "the broker's metadata still has no topic " + topic + " after " + METADATA_TIMEOUT);
+      }
+      try {
+        Thread.sleep(20); // metadata propagation, not synchronisation
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KafkaException("interrupted waiting for the metadata of topic " + topic, e);
+      }
+    }
   }
 
   private static void checkChunkBytes(int chunkBytes) {
@@ -431,6 +456,7 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the store's topic exists
     return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
