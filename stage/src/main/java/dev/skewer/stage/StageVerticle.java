@@ -66,7 +66,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   private final List<PacedJob> pacedJobs = new ArrayList<>();
   // periodic off-loop jobs: never on the runtime's workers; null until the first, and after stop
   private ExecutorService sideJobs;
-  private boolean stopped; // event loop only: no side job starts or completes after stop()
+  private boolean stopping; // event loop only: no side job starts or completes after stop()
   private volatile PartitionRuntime<T> runtime;
 
   protected StageVerticle(StageServices services) {
@@ -220,7 +220,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
    */
   protected final <R> void offLoopOnce(
       String kind, Callable<R> blocking, Handler<AsyncResult<R>> done) {
-    if (stopped || !inFlight.add(kind)) {
+    if (stopping || !inFlight.add(kind)) {
       return;
     }
     if (sideJobs == null) {
@@ -232,7 +232,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
           Future<R> result;
           try {
             result = Future.succeededFuture(blocking.call());
-          } catch (Exception e) {
+          } catch (Throwable e) { // as Vert.x's executeBlocking: a failed result, not a dead thread
             result = Future.failedFuture(e);
           }
           Future<R> outcome = result;
@@ -240,7 +240,7 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
             loop.runOnContext(
                 v -> {
                   inFlight.remove(kind);
-                  if (!stopped) {
+                  if (!stopping) {
                     done.handle(outcome);
                   }
                 });
@@ -302,9 +302,9 @@ public abstract class StageVerticle<T extends PartitionTask> extends VerticleBas
   public final Future<?> stop() {
     timers.forEach(vertx::cancelTimer);
     timers.clear();
-    stopped = true;
-    Future<Void> stopped = runtime == null ? Future.succeededFuture() : runtime.stop();
-    return stopped
+    stopping = true;
+    Future<Void> runtimeStopped = runtime == null ? Future.succeededFuture() : runtime.stop();
+    return runtimeStopped
         .eventually(this::stopped)
         .eventually(
             () -> {

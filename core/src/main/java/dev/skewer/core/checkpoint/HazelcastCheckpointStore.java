@@ -219,8 +219,9 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
             hazelcast, mirror.kafka, names, mirror.topic, mirror.producer, mirror.chunkBytes);
     try (KafkaConsumer<byte[], byte[]> reload = mirror.reload) {
       // a topic with nothing to read (a new job's) reloads nothing: the maps need not be asked
-      if (hasRecords(reload, mirror.topic) && store.epochs.isEmpty()) {
-        store.reloadFromTopic(reload);
+      List<TopicPartition> parts = partitionsOf(reload, mirror.topic);
+      if (hasRecords(reload, parts) && store.epochs.isEmpty()) {
+        store.reloadFromTopic(reload, parts);
       }
     }
     return store;
@@ -460,25 +461,30 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
-  /**
-   * Loads the latest epoch and checkpoint of every id from the topic into empty maps: one pass over
-   * the topic keeping the latest epoch and checkpoint (or manifest) records, then each manifest's
-   * chunks read by position into the chunk map, checked against its CRC.
-   */
-  /** Whether {@code topic} has a record (or a transaction marker) between its start and end. */
-  private static boolean hasRecords(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+  /** The partitions of {@code topic}, as the broker's metadata has them. */
+  private static List<TopicPartition> partitionsOf(
+      KafkaConsumer<byte[], byte[]> consumer, String topic) {
     List<TopicPartition> parts = new ArrayList<>();
     consumer.partitionsFor(topic).forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
+    return parts;
+  }
+
+  /** Whether one of {@code parts} has a record (or a transaction marker) between start and end. */
+  private static boolean hasRecords(
+      KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> parts) {
     Map<TopicPartition, Long> start = consumer.beginningOffsets(parts);
     Map<TopicPartition, Long> end = consumer.endOffsets(parts);
     return parts.stream().anyMatch(tp -> start.get(tp) < end.get(tp));
   }
 
-  private void reloadFromTopic(KafkaConsumer<byte[], byte[]> consumer) {
+  /**
+   * Loads the latest epoch and checkpoint of every id from the topic into empty maps: one pass over
+   * the topic keeping the latest epoch and checkpoint (or manifest) records, then each manifest's
+   * chunks read by position into the chunk map, checked against its CRC.
+   */
+  private void reloadFromTopic(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> parts) {
     Map<String, byte[]> latest = new HashMap<>();
     long startNs = System.nanoTime();
-    List<TopicPartition> parts = new ArrayList<>();
-    consumer.partitionsFor(topic).forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
     consumer.assign(parts);
     consumer.seekToBeginning(parts);
     Map<TopicPartition, Long> end = consumer.endOffsets(parts);
