@@ -457,7 +457,6 @@ public final class HazelcastCheckpointStore implements CheckpointStore {
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-    config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the store's topic exists
     return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 

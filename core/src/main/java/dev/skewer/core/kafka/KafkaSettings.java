@@ -40,7 +40,8 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
 
   /**
    * A consumer in group {@code groupId}: String keys, byte[] values, manual commits, {@code
-   * auto.offset.reset=earliest}, {@code isolation.level=read_committed}.
+   * auto.offset.reset=earliest}, {@code isolation.level=read_committed}, {@code
+   * allow.auto.create.topics=false}.
    */
   public Map<String, Object> consumerConfig(String groupId) {
     Map<String, Object> c = base();
@@ -52,6 +53,9 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    // a topic Skewer reads is provisioned or checked first; a consumer's metadata request must
+    // never create one with the broker's defaults (a misspelled topic is an error, not a new topic)
+    c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     return overrides(c);
   }
 

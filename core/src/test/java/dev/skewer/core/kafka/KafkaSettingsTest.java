@@ -36,8 +36,14 @@ class KafkaSettingsTest {
         .containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "skewer-nodes")
         .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false")
         .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
+        .containsEntry(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false")
         .containsEntry("security.protocol", "SASL_SSL");
     new ConsumerConfig(c);
+    // a client property given by the user wins
+    assertThat(
+            new KafkaSettings("h:1", Map.of(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "true"))
+                .consumerConfig(null))
+        .containsEntry(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "true");
   }
 
   @Test

@@ -37,6 +37,7 @@ final class BrokerConfig {
   private final String host;
   private final int brokerPort;
   private final int controllerPort;
+  private Map<String, String> overrides = Map.of();
 
   BrokerConfig(Path dataDir, int brokerPort, int controllerPort) {
     this(dataDir, LOOPBACK, brokerPort, controllerPort);
@@ -151,7 +152,13 @@ final class BrokerConfig {
     p.setProperty("background.threads", "4");
     p.setProperty("log.cleaner.threads", "1");
     p.setProperty("log.cleaner.dedupe.buffer.size", Integer.toString(16 * 1024 * 1024));
+    p.putAll(overrides);
     return p;
+  }
+
+  /** Broker properties that replace this class's (e.g. {@code auto.create.topics.enable=true}). */
+  void override(Map<String, String> properties) {
+    this.overrides = Map.copyOf(properties);
   }
 
   /** Writes server.properties into the data dir and returns its path. */

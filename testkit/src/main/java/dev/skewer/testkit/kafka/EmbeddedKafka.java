@@ -60,7 +60,22 @@ public final class EmbeddedKafka implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a temporary directory", e);
     }
-    return start(dir, 0, true);
+    return start(dir, 0, true, Map.of());
+  }
+
+  /**
+   * Starts a broker on free ports in a fresh temporary directory with {@code brokerProperties} in
+   * place of the defaults they name (e.g. {@code auto.create.topics.enable=true}, Kafka's own
+   * default, which this class otherwise turns off).
+   */
+  public static EmbeddedKafka start(Map<String, String> brokerProperties) {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("skewer-kafka-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary directory", e);
+    }
+    return start(dir, 0, true, brokerProperties);
   }
 
   /**
@@ -70,10 +85,11 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @param port the client (PLAINTEXT) port, or 0 for a free one
    */
   public static EmbeddedKafka start(Path dataDir, int port) {
-    return start(dataDir, port, false);
+    return start(dataDir, port, false, Map.of());
   }
 
-  private static EmbeddedKafka start(Path dataDir, int port, boolean deleteOnClose) {
+  private static EmbeddedKafka start(
+      Path dataDir, int port, boolean deleteOnClose, Map<String, String> brokerProperties) {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be 0 (free) or in 1..65535: " + port);
     }
@@ -85,6 +101,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       controllerPort = FreePorts.next();
     }
     BrokerConfig config = new BrokerConfig(dataDir, brokerPort, controllerPort);
+    config.override(brokerProperties);
     config.formatIfNeeded();
     config.writeProperties();
     KafkaRaftServer server =
