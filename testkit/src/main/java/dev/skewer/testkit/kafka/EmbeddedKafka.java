@@ -54,13 +54,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /** Starts a broker on free ports in a fresh temporary directory, deleted on {@link #close}. */
   public static EmbeddedKafka start() {
-    Path dir;
-    try {
-      dir = Files.createTempDirectory("skewer-kafka-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a temporary directory", e);
-    }
-    return start(dir, 0, true, Map.of());
+    return start(Map.of());
   }
 
   /**
