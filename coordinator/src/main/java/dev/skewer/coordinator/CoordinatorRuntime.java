@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One coordinator: its own Vert.x instance with the merge verticle and the HTTP API deployed, and
- * its query side (the view of the results topic every query, top-K included, answers from).
+ * its query side (the view of the results topic every query, top-K included, answers from). Start
+ * with {@link #start}, or in two steps: {@link #begin} (Vert.x, before the member exists) then
+ * {@link Startup#finish}.
  */
 public final class CoordinatorRuntime implements AutoCloseable {
 
@@ -56,7 +58,10 @@ public final class CoordinatorRuntime implements AutoCloseable {
     this.meters = meters;
   }
 
-  /** Starts a coordinator and waits until it has subscribed and its HTTP port is bound. */
+  /**
+   * Starts a coordinator with the default query settings and waits until it has subscribed and its
+   * HTTP port is bound.
+   */
   public static CoordinatorRuntime start(
       CoordinatorSettings settings,
       HazelcastInstance hazelcast,
@@ -64,164 +69,152 @@ public final class CoordinatorRuntime implements AutoCloseable {
       Clock clock,
       CheckpointStore checkpoints)
       throws Exception {
-    return start(settings, QuerySettings.defaults(), hazelcast, registry, clock, checkpoints);
+    return begin(settings, QuerySettings.defaults(), registry)
+        .finish(clock, checkpoints, hazelcast, null);
   }
 
-  /** As above, with the query side's settings (view bound, API token, CORS origin). */
-  public static CoordinatorRuntime start(
-      CoordinatorSettings settings,
-      QuerySettings querySettings,
-      HazelcastInstance hazelcast,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints)
-      throws Exception {
-    return start(
+  /**
+   * Begins a coordinator's start with what needs neither the broker nor a Hazelcast member: its
+   * Vert.x instance (two event loops, four workers). {@code skewer coordinator} begins it while its
+   * member joins; {@link Startup#finish} starts the query side, the merge stage and the HTTP API.
+   */
+  public static Startup begin(
+      CoordinatorSettings settings, QuerySettings querySettings, MeterRegistry registry) {
+    return new Startup(
         settings,
         querySettings,
-        hazelcast,
         registry,
-        clock,
-        checkpoints,
-        (CoordinatorTopicFacts) null,
-        newVertx());
+        Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4)));
   }
 
   /**
-   * A coordinator's Vert.x instance (two event loops, four workers). It needs neither the broker
-   * nor a Hazelcast member, so {@code skewer coordinator} makes it while its member joins.
+   * A coordinator begun ({@link #begin}) and not yet started. {@link #close} gives the start up.
    */
-  public static Vertx newVertx() {
-    return Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
-  }
+  public static final class Startup implements AutoCloseable {
+    private final CoordinatorSettings settings;
+    private final QuerySettings querySettings;
+    private final MeterRegistry registry;
+    private final Vertx vertx;
 
-  /**
-   * As above, on {@code vertx} ({@link #newVertx}; the runtime owns it from here on, and closes it
-   * if the start fails) and from {@code facts} read beforehand ({@link CoordinatorTopicFacts#read},
-   * e.g. while its Hazelcast member joined; null: read as it starts).
-   */
-  public static CoordinatorRuntime start(
-      CoordinatorSettings settings,
-      QuerySettings querySettings,
-      HazelcastInstance hazelcast,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      CoordinatorTopicFacts facts,
-      Vertx vertx)
-      throws Exception {
-    Frontier frontier =
-        hazelcast == null
-            ? Frontier.none()
-            : HazelcastFrontier.forJob(hazelcast, JobNames.of(settings.job()));
-    return start(
-        settings, querySettings, hazelcast, registry, clock, checkpoints, frontier, facts, vertx);
-  }
-
-  /**
-   * Starts a coordinator publishing the global watermarks for the nodes through {@code frontier}.
-   */
-  public static CoordinatorRuntime start(
-      CoordinatorSettings settings,
-      QuerySettings querySettings,
-      HazelcastInstance hazelcast,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      Frontier frontier)
-      throws Exception {
-    return start(
-        settings,
-        querySettings,
-        hazelcast,
-        registry,
-        clock,
-        checkpoints,
-        frontier,
-        null,
-        newVertx());
-  }
-
-  private static CoordinatorRuntime start(
-      CoordinatorSettings settings,
-      QuerySettings querySettings,
-      HazelcastInstance hazelcast,
-      MeterRegistry registry,
-      Clock clock,
-      CheckpointStore checkpoints,
-      Frontier frontier,
-      CoordinatorTopicFacts facts,
-      Vertx vertx)
-      throws Exception {
-    JobNames names = JobNames.of(settings.job());
-    // the query side reads the late topic: results carry the late events it has seen per window
-    AtomicReference<QuerySide> querySide = new AtomicReference<>();
-    // what this coordinator writes reaches its own view without being parsed back
-    ResultHandoff handoff = new ResultHandoff(ResultHandoff.DEFAULT_MAX_BYTES);
-    CoordinatorVerticle merge =
-        new CoordinatorVerticle(
-            settings,
-            new StageServices(registry, clock, checkpoints, hazelcast, frontier),
-            windowStartMs -> {
-              QuerySide q = querySide.get();
-              return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
-            },
-            handoff,
-            facts);
-    QuerySide query;
-    try {
-      query =
-          QuerySide.start(
-              settings.job(),
-              settings.kafka(),
-              settings.coordinatorId(),
-              querySettings,
-              hazelcast,
-              clock,
-              merge::stageStatus,
-              handoff);
-    } catch (RuntimeException e) {
-      vertx.close().await(10, TimeUnit.SECONDS);
-      throw e;
+    private Startup(
+        CoordinatorSettings settings,
+        QuerySettings querySettings,
+        MeterRegistry registry,
+        Vertx vertx) {
+      this.settings = settings;
+      this.querySettings = querySettings;
+      this.registry = registry;
+      this.vertx = vertx;
     }
-    querySide.set(query);
-    ApiVerticle api =
-        settings.httpPort() == CoordinatorSettings.NO_HTTP
-            ? null
-            : new ApiVerticle(
-                settings.httpHost(),
-                settings.httpPort(),
+
+    /**
+     * Starts the coordinator and waits until it has subscribed and its HTTP port is bound,
+     * publishing the global watermarks for the nodes through the job's Hazelcast map (none without
+     * a member); with {@code facts} read beforehand ({@link CoordinatorTopicFacts#read}, e.g. while
+     * its member joined) it asks the broker nothing more first (null: read as it starts). A failed
+     * start closes Vert.x.
+     */
+    public CoordinatorRuntime finish(
+        Clock clock,
+        CheckpointStore checkpoints,
+        HazelcastInstance hazelcast,
+        CoordinatorTopicFacts facts)
+        throws Exception {
+      Frontier frontier =
+          hazelcast == null
+              ? Frontier.none()
+              : HazelcastFrontier.forJob(hazelcast, JobNames.of(settings.job()));
+      return finish(clock, checkpoints, hazelcast, frontier, facts);
+    }
+
+    /** As above, publishing the global watermarks through {@code frontier}. */
+    public CoordinatorRuntime finish(
+        Clock clock,
+        CheckpointStore checkpoints,
+        HazelcastInstance hazelcast,
+        Frontier frontier,
+        CoordinatorTopicFacts facts)
+        throws Exception {
+      JobNames names = JobNames.of(settings.job());
+      // the query side reads the late topic: results carry the late events it has seen per window
+      AtomicReference<QuerySide> querySide = new AtomicReference<>();
+      // what this coordinator writes reaches its own view without being parsed back
+      ResultHandoff handoff = new ResultHandoff(ResultHandoff.DEFAULT_MAX_BYTES);
+      CoordinatorVerticle merge =
+          new CoordinatorVerticle(
+              settings,
+              new StageServices(registry, clock, checkpoints, hazelcast, frontier),
+              windowStartMs -> {
+                QuerySide q = querySide.get();
+                return q == null ? -1 : q.sideOutputs().lateInWindow(windowStartMs);
+              },
+              handoff,
+              facts);
+      QuerySide query;
+      try {
+        query =
+            QuerySide.start(
+                settings.job(),
+                settings.kafka(),
+                settings.coordinatorId(),
                 querySettings,
-                query.service(),
                 hazelcast,
-                names.hotKeysMap(),
+                clock,
+                merge::stageStatus,
+                handoff);
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+      querySide.set(query);
+      ApiVerticle api =
+          settings.httpPort() == CoordinatorSettings.NO_HTTP
+              ? null
+              : new ApiVerticle(
+                  settings.httpHost(),
+                  settings.httpPort(),
+                  querySettings,
+                  query.service(),
+                  hazelcast,
+                  names.hotKeysMap(),
+                  registry,
+                  () -> readiness(merge, query),
+                  merge::hotKeyStatus);
+      StageMeters meters = null;
+      try {
+        // the API comes up while the merge stage subscribes (it answers 503 until both are ready)
+        Future<String> merging = vertx.deployVerticle(merge);
+        if (api != null) {
+          vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
+        }
+        merging.await(60, TimeUnit.SECONDS);
+        meters =
+            StageMeters.bind(
                 registry,
-                () -> readiness(merge, query),
-                merge::hotKeyStatus);
-    StageMeters meters = null;
-    try {
-      // the API comes up while the merge stage subscribes (it answers 503 until both are ready)
-      Future<String> merging = vertx.deployVerticle(merge);
-      if (api != null) {
-        vertx.deployVerticle(api).await(30, TimeUnit.SECONDS);
+                merge,
+                hazelcast,
+                names,
+                Tags.of("coordinator", settings.coordinatorId()));
+      } catch (Exception e) {
+        if (meters != null) {
+          meters.close();
+        }
+        query.close();
+        close();
+        throw e;
       }
-      merging.await(60, TimeUnit.SECONDS);
-      meters =
-          StageMeters.bind(
-              registry, merge, hazelcast, names, Tags.of("coordinator", settings.coordinatorId()));
-    } catch (Exception e) {
-      if (meters != null) {
-        meters.close();
-      }
-      query.close();
-      vertx.close().await(10, TimeUnit.SECONDS);
-      throw e;
+      LOG.info(
+          "coordinator={} started, HTTP API on port {}",
+          settings.coordinatorId(),
+          api == null ? "none" : api.actualPort());
+      return new CoordinatorRuntime(vertx, merge, api, settings, query, meters);
     }
-    LOG.info(
-        "coordinator={} started, HTTP API on port {}",
-        settings.coordinatorId(),
-        api == null ? "none" : api.actualPort());
-    return new CoordinatorRuntime(vertx, merge, api, settings, query, meters);
+
+    /** Gives the start up: closes Vert.x. */
+    @Override
+    public void close() throws Exception {
+      vertx.close().await(10, TimeUnit.SECONDS);
+    }
   }
 
   /** The query side (results view, side-output counts) of this coordinator. */

@@ -11,7 +11,8 @@ import org.apache.kafka.clients.admin.Admin;
  * source partitions each window waits for), with the hot-key topic checked — or created, when the
  * coordinator provisions — on the way when hot keys are on. It needs no Hazelcast member, so {@code
  * skewer coordinator} reads it while the member joins its cluster and hands it to {@link
- * dev.skewer.coordinator.CoordinatorRuntime#start}; a coordinator given none reads it as it starts.
+ * dev.skewer.coordinator.CoordinatorRuntime.Startup#finish}; a coordinator given none reads it as
+ * it starts.
  */
 public record CoordinatorTopicFacts(int sourcePartitions) {
 

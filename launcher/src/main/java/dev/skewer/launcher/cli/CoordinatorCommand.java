@@ -14,14 +14,12 @@ import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.launcher.cli.CommonOptions.Role;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -132,38 +130,34 @@ public final class CoordinatorCommand implements Callable<Integer> {
             "coordinator's topic facts",
             () -> CoordinatorTopicFacts.read(settings));
     // Vert.x comes up while the member joins too
-    CompletableFuture<Vertx> vertx =
+    CompletableFuture<CoordinatorRuntime.Startup> vertx =
         Processes.inBackground(
             "vertx",
             () -> {
               long startNs = System.nanoTime();
-              Vertx made = CoordinatorRuntime.newVertx();
+              CoordinatorRuntime.Startup begun =
+                  CoordinatorRuntime.begin(
+                      settings,
+                      QuerySettings.defaults()
+                          .withViewMaxBytes(viewMaxMb * 1024 * 1024)
+                          .withApiToken(apiToken)
+                          .withCorsOrigin(corsOrigin),
+                      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
               Processes.logStep("Vert.x", startNs);
-              return made;
+              return begun;
             });
     HazelcastInstance hz = Processes.member(cluster, id, Role.COORDINATOR.roleName(), job);
     AutoCloseable eviction =
         Processes.evictDeadMembers(hz, kafka, settings.groupId(), Role.COORDINATOR.roleName(), job);
-    AutoCloseable closingVertx = () -> vertx.get().close().await(10, TimeUnit.SECONDS);
     Processes.KafkaSide<CoordinatorTopicFacts> prepared =
-        Processes.await(kafkaSide, closingVertx, eviction, Processes.stopping(hz));
-    Vertx coordinatorVertx =
+        Processes.await(
+            kafkaSide, Processes.closingWhenDone(vertx), eviction, Processes.stopping(hz));
+    CoordinatorRuntime.Startup startup =
         Processes.await(vertx, prepared.mirror(), eviction, Processes.stopping(hz));
     CheckpointStore checkpoints = Processes.checkpoints(hz, job, prepared.mirror());
     long runtimeStartNs = System.nanoTime();
     CoordinatorRuntime coordinator =
-        CoordinatorRuntime.start(
-            settings,
-            QuerySettings.defaults()
-                .withViewMaxBytes(viewMaxMb * 1024 * 1024)
-                .withApiToken(apiToken)
-                .withCorsOrigin(corsOrigin),
-            hz,
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-            Clock.systemUTC(),
-            checkpoints,
-            prepared.facts(),
-            coordinatorVertx);
+        startup.finish(Clock.systemUTC(), checkpoints, hz, prepared.facts());
     Processes.logStep("runtime started", runtimeStartNs);
     System.out.println(
         "coordinator "

@@ -135,14 +135,11 @@ public final class LocalCluster implements AutoCloseable {
       throws Exception {
     Restart r = restart;
     CoordinatorRuntime c =
-        CoordinatorRuntime.start(
-            CoordinatorSettings.of(id, r.job(), r.kafka(), httpPort).withHotKeys(r.hotKeys()),
-            QuerySettings.defaults(),
-            hz,
-            r.registry(),
-            r.clock(),
-            store(hz, r.kafka()),
-            frontier(hz));
+        CoordinatorRuntime.begin(
+                CoordinatorSettings.of(id, r.job(), r.kafka(), httpPort).withHotKeys(r.hotKeys()),
+                QuerySettings.defaults(),
+                r.registry())
+            .finish(r.clock(), store(hz, r.kafka()), hz, frontier(hz), null);
     coordinators.add(c);
     if (hz != null) {
       coordinatorMembers.put(c, hz);

@@ -26,7 +26,6 @@ import dev.skewer.testkit.checkpoint.GatedCheckpointStore;
 import dev.skewer.testkit.kafka.BrokerFixture;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -136,18 +135,13 @@ class EndpointsIT {
       // as `skewer coordinator` starts: its topic facts and Vert.x made before it starts
       CoordinatorTopicFacts coordinatorFacts = CoordinatorTopicFacts.read(coordinatorSettings);
       assertThat(coordinatorFacts.sourcePartitions()).isEqualTo(job.topics().eventsPartitions());
-      Vertx coordinatorVertx = CoordinatorRuntime.newVertx();
+      CoordinatorRuntime.Startup coordinatorStartup =
+          CoordinatorRuntime.begin(
+              coordinatorSettings, QuerySettings.defaults(), coordinatorRegistry);
       try (NodeRuntime node = startup.finish(Clock.systemUTC(), nodeStore, hzNode, facts);
           CoordinatorRuntime coordinator =
-              CoordinatorRuntime.start(
-                  coordinatorSettings,
-                  QuerySettings.defaults(),
-                  hzCoordinator,
-                  coordinatorRegistry,
-                  Clock.systemUTC(),
-                  coordinatorStore,
-                  coordinatorFacts,
-                  coordinatorVertx)) {
+              coordinatorStartup.finish(
+                  Clock.systemUTC(), coordinatorStore, hzCoordinator, coordinatorFacts)) {
         assertThat(node.httpPort()).isEqualTo(startup.httpPort()); // the endpoints begun with it
         // live at once; not ready while the assigned partitions cannot be restored
         assertThat(get(node.httpPort(), "/health/live").statusCode()).isEqualTo(200);
