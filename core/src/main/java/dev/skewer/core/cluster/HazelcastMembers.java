@@ -124,15 +124,39 @@ public final class HazelcastMembers {
           .setProperty("service-dns", settings.kubernetesServiceDns())
           .setProperty("service-port", Integer.toString(settings.port()));
     } else {
-      join.getTcpIpConfig()
-          .setEnabled(true)
-          .setConnectionTimeoutSeconds(
-              Integer.getInteger(JOIN_TIMEOUT_PROPERTY, JOIN_TIMEOUT_SECONDS));
+      join.getTcpIpConfig().setEnabled(true).setConnectionTimeoutSeconds(joinTimeoutSeconds());
       for (String member : settings.members()) {
         join.getTcpIpConfig().addMember(member);
       }
     }
     return config;
+  }
+
+  /**
+   * {@value #JOIN_TIMEOUT_PROPERTY}, else {@link #JOIN_TIMEOUT_SECONDS}. Refuses anything but a
+   * whole number of seconds from 1: with 0 the TCP-IP join never asks the listed members for a
+   * master, and members launched together did not form a cluster at all (docs/benchmarks.md).
+   */
+  public static int joinTimeoutSeconds() {
+    String value = System.getProperty(JOIN_TIMEOUT_PROPERTY);
+    if (value == null) {
+      return JOIN_TIMEOUT_SECONDS;
+    }
+    int seconds;
+    try {
+      seconds = Integer.parseInt(value.strip());
+    } catch (NumberFormatException e) {
+      seconds = 0;
+    }
+    if (seconds < 1) {
+      throw new IllegalArgumentException(
+          "-D"
+              + JOIN_TIMEOUT_PROPERTY
+              + " must be a whole number of seconds, at least 1; was '"
+              + value
+              + "'");
+    }
+    return seconds;
   }
 
   /**

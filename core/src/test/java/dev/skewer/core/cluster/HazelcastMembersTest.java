@@ -137,6 +137,34 @@ class HazelcastMembersTest {
   }
 
   @Test
+  void shouldTakeTheJoinTimeoutFromItsPropertyAndRefuseOneThatCannotWork() {
+    ClusterSettings settings = ClusterSettings.loopback("c", 5701, List.of("127.0.0.1:5702"));
+    try {
+      System.setProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY, " 3 ");
+      assertThat(
+              HazelcastMembers.config(settings, "node-1", "node")
+                  .getNetworkConfig()
+                  .getJoin()
+                  .getTcpIpConfig()
+                  .getConnectionTimeoutSeconds())
+          .isEqualTo(3);
+      for (String bad : List.of("0", "-1", "1.5", "one", "")) {
+        System.setProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY, bad);
+        assertThatThrownBy(() -> HazelcastMembers.config(settings, "node-1", "node"))
+            .as("'%s'", bad)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(
+                "-Dskewer.hazelcast.join.timeout.seconds must be a whole number of seconds, at"
+                    + " least 1; was '"
+                    + bad
+                    + "'");
+      }
+    } finally {
+      System.clearProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY);
+    }
+  }
+
+  @Test
   void shouldLetASystemPropertyOverrideSkewersHazelcastProperty() {
     // given
     String name = "hazelcast.max.no.heartbeat.seconds";

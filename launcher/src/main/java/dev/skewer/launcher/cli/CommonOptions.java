@@ -2,6 +2,7 @@ package dev.skewer.launcher.cli;
 
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
+import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobNames;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
@@ -284,8 +285,11 @@ public final class CommonOptions {
       ClusterSettings probe =
           new ClusterSettings(name, bind, publicAddress, hazelcastPort, hazelcastMembers, dns);
       List<String> members = new ArrayList<>(probe.members());
-      if (dns == null && !members.contains(probe.self())) {
-        members.add(probe.self());
+      if (dns == null) {
+        HazelcastMembers.joinTimeoutSeconds(); // a bad -D value fails here, before anything starts
+        if (!members.contains(probe.self())) {
+          members.add(probe.self());
+        }
       }
       return new ClusterSettings(name, bind, publicAddress, hazelcastPort, members, dns);
     } catch (IllegalArgumentException e) {

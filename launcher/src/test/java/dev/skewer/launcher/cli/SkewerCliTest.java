@@ -6,6 +6,7 @@ import dev.skewer.coordinator.hotkey.FanoutPolicy;
 import dev.skewer.coordinator.hotkey.HotKeySettings;
 import dev.skewer.core.checkpoint.HazelcastCheckpointStore;
 import dev.skewer.core.cluster.ClusterSettings;
+import dev.skewer.core.cluster.HazelcastMembers;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.launcher.SkewerCli;
 import dev.skewer.launcher.cli.CommonOptions.Role;
@@ -201,6 +202,27 @@ class SkewerCliTest {
         .contains("--hot-key-target-share")
         .contains("(0, 1]")
         .doesNotContain("\tat ");
+  }
+
+  @Test
+  void shouldExitTwoForAJoinTimeoutThatCannotWork() throws IOException {
+    Path job = job(JOB);
+    System.setProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY, "0");
+    try {
+      for (String role : List.of("node", "coordinator")) {
+        Run r = run(Map.of(), role, "--job", job.toString(), "--bootstrap", "b:1");
+        assertThat(r.exit()).as(role).isEqualTo(2);
+        assertThat(r.err())
+            .as(role)
+            .contains(
+                role
+                    + ": Hazelcast: -Dskewer.hazelcast.join.timeout.seconds must be a whole number"
+                    + " of seconds, at least 1; was '0'")
+            .doesNotContain("\tat ");
+      }
+    } finally {
+      System.clearProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY);
+    }
   }
 
   @Test
