@@ -259,8 +259,12 @@ public final class CommonOptions {
     return checkpointInterval;
   }
 
-  /** Switches the log format ({@code --log-format}). */
+  /**
+   * Switches the log format ({@code --log-format}), after refusing a {@code SKEWER_LOG_LEVEL} that
+   * logback would read as DEBUG.
+   */
   public void applyLogFormat() {
+    LogOptions.checkLevel(env());
     log.apply();
   }
 

@@ -5,6 +5,9 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
@@ -26,6 +29,31 @@ public final class LogOptions {
           "Log lines on stderr: text, or json (one JSON object per line, logback's JsonEncoder)."
               + " Default: ${DEFAULT-VALUE}.")
   Format format = Format.text;
+
+  /** The environment variable logback.xml reads the level of Skewer's own loggers from. */
+  public static final String LEVEL_VARIABLE = "SKEWER_LOG_LEVEL";
+
+  /** The levels logback knows; it reads any other text as DEBUG. */
+  static final List<String> LEVELS =
+      List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF", "ALL");
+
+  /**
+   * Refuses a {@value #LEVEL_VARIABLE} that logback would not read as the level it names: logback
+   * takes any text it does not know (a typo, an empty value) as DEBUG, and the process would log at
+   * DEBUG without a word. Unset is fine ({@code INFO}); case does not matter.
+   */
+  static void checkLevel(Map<String, String> env) {
+    String level = env.get(LEVEL_VARIABLE);
+    if (level != null && !LEVELS.contains(level.strip().toUpperCase(Locale.ROOT))) {
+      throw new CliException(
+          LEVEL_VARIABLE
+              + " must be one of "
+              + String.join(", ", LEVELS)
+              + "; was '"
+              + level
+              + "'");
+    }
+  }
 
   /** Switches the root logger to the chosen format; call first thing in a command. */
   public void apply() {

@@ -205,6 +205,46 @@ class SkewerCliTest {
   }
 
   @Test
+  void shouldExitTwoForALogLevelLogbackWouldReadAsDebug() throws IOException {
+    Path job = job(JOB);
+    for (String role : List.of("node", "coordinator")) {
+      for (String bad : List.of("loud", "", "warning")) {
+        Run r =
+            run(
+                Map.of("SKEWER_LOG_LEVEL", bad),
+                role,
+                "--job",
+                job.toString(),
+                "--bootstrap",
+                "b:1");
+        assertThat(r.exit()).as("%s '%s'", role, bad).isEqualTo(2);
+        assertThat(r.err())
+            .as("%s '%s'", role, bad)
+            .contains(
+                role
+                    + ": SKEWER_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, OFF, ALL;"
+                    + " was '"
+                    + bad
+                    + "'")
+            .doesNotContain("\tat ");
+      }
+    }
+    // a known level, in any case, passes the check: the run goes on to fail on the next bad input
+    Run known =
+        run(
+            Map.of("SKEWER_LOG_LEVEL", " debug"),
+            "node",
+            "--job",
+            job.toString(),
+            "--bootstrap",
+            "b:1",
+            "--hz-member",
+            "127.0.0.1");
+    assertThat(known.exit()).isEqualTo(2);
+    assertThat(known.err()).contains("node: Hazelcast: ").doesNotContain("SKEWER_LOG_LEVEL");
+  }
+
+  @Test
   void shouldExitTwoForAJoinTimeoutThatCannotWork() throws IOException {
     Path job = job(JOB);
     System.setProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY, "0");
