@@ -209,39 +209,19 @@ class SkewerCliTest {
     Path job = job(JOB);
     for (String role : List.of("node", "coordinator")) {
       for (String bad : List.of("loud", "", "warning")) {
-        Run r =
-            run(
-                Map.of("SKEWER_LOG_LEVEL", bad),
-                role,
-                "--job",
-                job.toString(),
-                "--bootstrap",
-                "b:1");
-        assertThat(r.exit()).as("%s '%s'", role, bad).isEqualTo(2);
-        assertThat(r.err())
-            .as("%s '%s'", role, bad)
-            .contains(
-                role
-                    + ": SKEWER_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, OFF, ALL;"
-                    + " was '"
-                    + bad
-                    + "'")
-            .doesNotContain("\tat ");
+        assertRefused(
+            runStage(Map.of("SKEWER_LOG_LEVEL", bad), role, job),
+            role
+                + ": SKEWER_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, OFF, ALL; was '"
+                + bad
+                + "'");
       }
     }
     // a known level, in any case, passes the check: the run goes on to fail on the next bad input
     Run known =
-        run(
-            Map.of("SKEWER_LOG_LEVEL", " debug"),
-            "node",
-            "--job",
-            job.toString(),
-            "--bootstrap",
-            "b:1",
-            "--hz-member",
-            "127.0.0.1");
-    assertThat(known.exit()).isEqualTo(2);
-    assertThat(known.err()).contains("node: Hazelcast: ").doesNotContain("SKEWER_LOG_LEVEL");
+        runStage(Map.of("SKEWER_LOG_LEVEL", " debug"), "node", job, "--hz-member", "127.0.0.1");
+    assertRefused(known, "node: Hazelcast: ");
+    assertThat(known.err()).doesNotContain("SKEWER_LOG_LEVEL");
   }
 
   @Test
@@ -250,19 +230,21 @@ class SkewerCliTest {
     System.setProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY, "0");
     try {
       for (String role : List.of("node", "coordinator")) {
-        Run r = run(Map.of(), role, "--job", job.toString(), "--bootstrap", "b:1");
-        assertThat(r.exit()).as(role).isEqualTo(2);
-        assertThat(r.err())
-            .as(role)
-            .contains(
-                role
-                    + ": Hazelcast: -Dskewer.hazelcast.join.timeout.seconds must be a whole number"
-                    + " of seconds, at least 1; was '0'")
-            .doesNotContain("\tat ");
+        assertRefused(
+            runStage(Map.of(), role, job),
+            role
+                + ": Hazelcast: -Dskewer.hazelcast.join.timeout.seconds must be a whole number"
+                + " of seconds, at least 1; was '0'");
       }
     } finally {
       System.clearProperty(HazelcastMembers.JOIN_TIMEOUT_PROPERTY);
     }
+  }
+
+  /** A usage error: exit 2 and {@code message} on stderr, without a stack trace. */
+  private static void assertRefused(Run r, String message) {
+    assertThat(r.exit()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).contains(message).doesNotContain("\tat ");
   }
 
   @Test
