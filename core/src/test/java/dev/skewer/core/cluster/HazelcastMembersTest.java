@@ -8,10 +8,16 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.IMap;
 import dev.skewer.core.net.FreePorts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -79,6 +85,103 @@ class HazelcastMembersTest {
     }
   }
 
+  /** Held by {@link SlowBackup} on the backup member until the test lets it go. */
+  private static final CountDownLatch BACKUP_MAY_FINISH = new CountDownLatch(1);
+
+  /** Sets the entry to 7 on the primary; on the backup, only once {@link #BACKUP_MAY_FINISH}. */
+  private static final class SetsSevenSlowBackup
+      implements EntryProcessor<String, Long, Long>, java.io.Serializable {
+    @Override
+    public Long process(Map.Entry<String, Long> entry) {
+      entry.setValue(7L);
+      return 7L;
+    }
+
+    @Override
+    public EntryProcessor<String, Long, Long> getBackupProcessor() {
+      return new SlowBackup();
+    }
+  }
+
+  /** The backup of {@link SetsSevenSlowBackup}: blocks its partition thread until released. */
+  private static final class SlowBackup
+      implements EntryProcessor<String, Long, Long>, java.io.Serializable {
+    @Override
+    public Long process(Map.Entry<String, Long> entry) {
+      try {
+        BACKUP_MAY_FINISH.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      entry.setValue(7L);
+      return null;
+    }
+  }
+
+  @Test
+  void shouldNotHoldACallLongerThanTheBackupTimeoutWhenItsBackupIsNotAcknowledged()
+      throws Exception {
+    // given two members, and a key the first one owns once the partitions have settled
+    int p1 = FreePorts.next();
+    int p2 = FreePorts.next();
+    List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
+    String cluster = "skewer-test-" + p1;
+    HazelcastInstance primary = null;
+    HazelcastInstance backup = null;
+    try {
+      primary =
+          HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
+      backup =
+          HazelcastMembers.start(ClusterSettings.loopback(cluster, p2, members), "node-2", "node");
+      HazelcastInstance first = primary;
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> first.getPartitionService().isClusterSafe());
+      String key =
+          java.util.stream.IntStream.range(0, 1_000)
+              .mapToObj(i -> "id-" + i)
+              .filter(
+                  k ->
+                      first
+                          .getPartitionService()
+                          .getPartition(k)
+                          .getOwner()
+                          .equals(first.getCluster().getLocalMember()))
+              .findFirst()
+              .orElseThrow();
+      IMap<String, Long> map = primary.getMap("skewer.j.epochs");
+
+      // when its backup is held on the other member (as a member that has just joined drops one,
+      // never acknowledging it)
+      CompletableFuture<Long> call =
+          map.submitToKey(key, new SetsSevenSlowBackup()).toCompletableFuture();
+
+      // then the call returns without the acknowledgement, well before Hazelcast's default 5 s
+      // (which could not return before 5 s had passed), while the backup is still held
+      assertThat(call.get(4_500, TimeUnit.MILLISECONDS)).isEqualTo(7L);
+      assertThat(BACKUP_MAY_FINISH.getCount()).isEqualTo(1);
+
+      // and once the backup is applied, the other member has the value when the first one dies
+      BACKUP_MAY_FINISH.countDown();
+      HazelcastInstance second = backup;
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> second.getMap("skewer.j.epochs").getLocalMapStats().getBackupEntryCount() == 1);
+      primary.getLifecycleService().terminate();
+      primary = null;
+      assertThat(second.<String, Long>getMap("skewer.j.epochs").get(key)).isEqualTo(7L);
+    } finally {
+      BACKUP_MAY_FINISH.countDown();
+      if (backup != null) {
+        backup.getLifecycleService().terminate();
+      }
+      if (primary != null) {
+        primary.getLifecycleService().terminate();
+      }
+    }
+  }
+
   @Test
   void shouldConfigureKubernetesDiscoveryWithoutStartingAMember() {
     Config config =
@@ -109,6 +212,7 @@ class HazelcastMembersTest {
     assertThat(config.getProperty("hazelcast.phone.home.enabled")).isEqualTo("false");
     assertThat(config.getProperty("hazelcast.heartbeat.interval.seconds")).isEqualTo("1");
     assertThat(config.getProperty("hazelcast.max.no.heartbeat.seconds")).isEqualTo("5");
+    assertThat(config.getProperty(HazelcastMembers.BACKUP_TIMEOUT_PROPERTY)).isEqualTo("1000");
     assertThat(config.getMemberAttributeConfig().getAttributes())
         .containsEntry("skewer.role", "node")
         .containsEntry("skewer.name", "node-1")
