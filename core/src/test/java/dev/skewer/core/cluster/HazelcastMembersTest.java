@@ -23,22 +23,41 @@ import org.junit.jupiter.api.Test;
 
 class HazelcastMembersTest {
 
+  /** Two real members on loopback that list each other, started in turn; close ends both. */
+  private record TwoMembers(HazelcastInstance first, HazelcastInstance second)
+      implements AutoCloseable {
+
+    static TwoMembers start(String name1, String role1, String name2, String role2)
+        throws IOException {
+      int p1 = FreePorts.next();
+      int p2 = FreePorts.next();
+      List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
+      String cluster = "skewer-test-" + p1;
+      HazelcastInstance first =
+          HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), name1, role1);
+      try {
+        return new TwoMembers(
+            first,
+            HazelcastMembers.start(ClusterSettings.loopback(cluster, p2, members), name2, role2));
+      } catch (RuntimeException | Error e) {
+        first.getLifecycleService().terminate();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      second.getLifecycleService().terminate();
+      first.getLifecycleService().terminate();
+    }
+  }
+
   @Test
   void shouldFormAClusterOfTwoWhenBothMembersListEachOther() throws IOException {
-    // given
-    int p1 = FreePorts.next();
-    int p2 = FreePorts.next();
-    List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
-    String cluster = "skewer-test-" + p1;
-    HazelcastInstance node = null;
-    HazelcastInstance coordinator = null;
-    try {
-      // when
-      node =
-          HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
-      coordinator =
-          HazelcastMembers.start(
-              ClusterSettings.loopback(cluster, p2, members), "coordinator-1", "coordinator");
+    // when
+    try (TwoMembers two = TwoMembers.start("node-1", "node", "coordinator-1", "coordinator")) {
+      HazelcastInstance node = two.first();
+      HazelcastInstance coordinator = two.second();
 
       // then: start returns after the join, so both see each other at once
       assertThat(node.getCluster().getMembers()).hasSize(2);
@@ -52,7 +71,8 @@ class HazelcastMembersTest {
                   .collect(Collectors.toSet()))
           .containsExactlyInAnyOrder("node/node-1", "coordinator/coordinator-1");
       Member local = node.getCluster().getLocalMember();
-      assertThat(local.getAddress().getPort()).isEqualTo(p1);
+      assertThat(local.getAddress().getPort())
+          .isEqualTo(node.getConfig().getNetworkConfig().getPort());
 
       // and with Hazelcast's metrics collection off, each member's map statistics (what the
       // skewer.hazelcast.map.owned.entries gauges read) still count the entries it owns
@@ -60,8 +80,6 @@ class HazelcastMembersTest {
       for (int i = 0; i < 20; i++) {
         node.getMap("skewer.j.epochs").set("id-" + i, (long) i);
       }
-      HazelcastInstance first = node;
-      HazelcastInstance second = coordinator;
       // once the partitions have moved to the member that joined (until then an entry may be
       // counted by the member it leaves and the one it joins)
       await()
@@ -69,19 +87,12 @@ class HazelcastMembersTest {
           .untilAsserted(
               () ->
                   assertThat(
-                          first.getMap("skewer.j.epochs").getLocalMapStats().getOwnedEntryCount()
-                              + second
+                          node.getMap("skewer.j.epochs").getLocalMapStats().getOwnedEntryCount()
+                              + coordinator
                                   .getMap("skewer.j.epochs")
                                   .getLocalMapStats()
                                   .getOwnedEntryCount())
                       .isEqualTo(20));
-    } finally {
-      if (coordinator != null) {
-        coordinator.getLifecycleService().terminate();
-      }
-      if (node != null) {
-        node.getLifecycleService().terminate();
-      }
     }
   }
 
@@ -122,18 +133,9 @@ class HazelcastMembersTest {
   void shouldNotHoldACallLongerThanTheBackupTimeoutWhenItsBackupIsNotAcknowledged()
       throws Exception {
     // given two members, and a key the first one owns once the partitions have settled
-    int p1 = FreePorts.next();
-    int p2 = FreePorts.next();
-    List<String> members = List.of("127.0.0.1:" + p1, "127.0.0.1:" + p2);
-    String cluster = "skewer-test-" + p1;
-    HazelcastInstance primary = null;
-    HazelcastInstance backup = null;
-    try {
-      primary =
-          HazelcastMembers.start(ClusterSettings.loopback(cluster, p1, members), "node-1", "node");
-      backup =
-          HazelcastMembers.start(ClusterSettings.loopback(cluster, p2, members), "node-2", "node");
-      HazelcastInstance first = primary;
+    try (TwoMembers two = TwoMembers.start("node-1", "node", "node-2", "node")) {
+      HazelcastInstance first = two.first();
+      HazelcastInstance second = two.second();
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> first.getPartitionService().isClusterSafe());
@@ -149,7 +151,7 @@ class HazelcastMembersTest {
                           .equals(first.getCluster().getLocalMember()))
               .findFirst()
               .orElseThrow();
-      IMap<String, Long> map = primary.getMap("skewer.j.epochs");
+      IMap<String, Long> map = first.getMap("skewer.j.epochs");
 
       // when its backup is held on the other member (as a member that has just joined drops one,
       // never acknowledging it)
@@ -163,22 +165,14 @@ class HazelcastMembersTest {
 
       // and once the backup is applied, the other member has the value when the first one dies
       BACKUP_MAY_FINISH.countDown();
-      HazelcastInstance second = backup;
       await()
           .atMost(Duration.ofSeconds(30))
           .until(
               () -> second.getMap("skewer.j.epochs").getLocalMapStats().getBackupEntryCount() == 1);
-      primary.getLifecycleService().terminate();
-      primary = null;
+      first.getLifecycleService().terminate();
       assertThat(second.<String, Long>getMap("skewer.j.epochs").get(key)).isEqualTo(7L);
     } finally {
       BACKUP_MAY_FINISH.countDown();
-      if (backup != null) {
-        backup.getLifecycleService().terminate();
-      }
-      if (primary != null) {
-        primary.getLifecycleService().terminate();
-      }
     }
   }
 
