@@ -12,6 +12,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.skewer.core.net.FreePorts;
 import java.io.IOException;
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class HazelcastMembersTest {
@@ -101,7 +103,7 @@ class HazelcastMembersTest {
 
   /** Sets the entry to 7 on the primary; on the backup, only once {@link #BACKUP_MAY_FINISH}. */
   private static final class SetsSevenSlowBackup
-      implements EntryProcessor<String, Long, Long>, java.io.Serializable {
+      implements EntryProcessor<String, Long, Long>, Serializable {
     @Override
     public Long process(Map.Entry<String, Long> entry) {
       entry.setValue(7L);
@@ -116,7 +118,7 @@ class HazelcastMembersTest {
 
   /** The backup of {@link SetsSevenSlowBackup}: blocks its partition thread until released. */
   private static final class SlowBackup
-      implements EntryProcessor<String, Long, Long>, java.io.Serializable {
+      implements EntryProcessor<String, Long, Long>, Serializable {
     @Override
     public Long process(Map.Entry<String, Long> entry) {
       try {
@@ -134,46 +136,50 @@ class HazelcastMembersTest {
       throws Exception {
     // given two members, and a key the first one owns once the partitions have settled
     try (TwoMembers two = TwoMembers.start("node-1", "node", "node-2", "node")) {
-      HazelcastInstance first = two.first();
-      HazelcastInstance second = two.second();
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> first.getPartitionService().isClusterSafe());
-      String key =
-          java.util.stream.IntStream.range(0, 1_000)
-              .mapToObj(i -> "id-" + i)
-              .filter(
-                  k ->
-                      first
-                          .getPartitionService()
-                          .getPartition(k)
-                          .getOwner()
-                          .equals(first.getCluster().getLocalMember()))
-              .findFirst()
-              .orElseThrow();
-      IMap<String, Long> map = first.getMap("skewer.j.epochs");
-
-      // when its backup is held on the other member (as a member that has just joined drops one,
-      // never acknowledging it)
-      CompletableFuture<Long> call =
-          map.submitToKey(key, new SetsSevenSlowBackup()).toCompletableFuture();
-
-      // then the call returns without the acknowledgement, well before Hazelcast's default 5 s
-      // (which could not return before 5 s had passed), while the backup is still held
-      assertThat(call.get(4_500, TimeUnit.MILLISECONDS)).isEqualTo(7L);
-      assertThat(BACKUP_MAY_FINISH.getCount()).isEqualTo(1);
-
-      // and once the backup is applied, the other member has the value when the first one dies
-      BACKUP_MAY_FINISH.countDown();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> second.getMap("skewer.j.epochs").getLocalMapStats().getBackupEntryCount() == 1);
-      first.getLifecycleService().terminate();
-      assertThat(second.<String, Long>getMap("skewer.j.epochs").get(key)).isEqualTo(7L);
-    } finally {
-      BACKUP_MAY_FINISH.countDown();
+      try {
+        callReturnsWhileItsBackupIsHeld(two.first(), two.second());
+      } finally {
+        // before the members close: the held backup blocks a partition thread of the second
+        BACKUP_MAY_FINISH.countDown();
+      }
     }
+  }
+
+  private static void callReturnsWhileItsBackupIsHeld(
+      HazelcastInstance first, HazelcastInstance second) throws Exception {
+    await().atMost(Duration.ofSeconds(60)).until(() -> first.getPartitionService().isClusterSafe());
+    String key =
+        IntStream.range(0, 1_000)
+            .mapToObj(i -> "id-" + i)
+            .filter(
+                k ->
+                    first
+                        .getPartitionService()
+                        .getPartition(k)
+                        .getOwner()
+                        .equals(first.getCluster().getLocalMember()))
+            .findFirst()
+            .orElseThrow();
+    IMap<String, Long> map = first.getMap("skewer.j.epochs");
+
+    // when its backup is held on the other member (as a member that has just joined drops one,
+    // never acknowledging it)
+    CompletableFuture<Long> call =
+        map.submitToKey(key, new SetsSevenSlowBackup()).toCompletableFuture();
+
+    // then the call returns without the acknowledgement, well before Hazelcast's default 5 s
+    // (which could not return before 5 s had passed), while the backup is still held
+    assertThat(call.get(4_500, TimeUnit.MILLISECONDS)).isEqualTo(7L);
+    assertThat(BACKUP_MAY_FINISH.getCount()).isEqualTo(1);
+
+    // and once the backup is applied, the other member has the value when the first one dies
+    BACKUP_MAY_FINISH.countDown();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> second.getMap("skewer.j.epochs").getLocalMapStats().getBackupEntryCount() == 1);
+    first.getLifecycleService().terminate();
+    assertThat(second.<String, Long>getMap("skewer.j.epochs").get(key)).isEqualTo(7L);
   }
 
   @Test
