@@ -71,12 +71,11 @@ class ChartClusterIT {
 
   @Test
   void shouldComputeExactResultsWithTheProcessesTheChartDescribes() throws IOException {
-    int coordinators = COORDINATORS;
-    Path work = TestCluster.workDir("chart-cluster", NAME + "-" + coordinators);
+    Path work = TestCluster.workDir("chart-cluster", NAME + "-" + COORDINATORS);
     Files.createDirectories(work);
     List<HostProcess> pods = new ArrayList<>();
     // h1: the broker (and the reconcile run); h2, h3: nodes; h4, h5: coordinators
-    try (NetworkHosts net = NetworkHosts.create(3 + coordinators)) {
+    try (NetworkHosts net = NetworkHosts.create(3 + COORDINATORS)) {
       NetworkHosts.Host brokerHost = net.host(1);
       try (KafkaBrokerProcess broker =
               KafkaBrokerProcess.start(
@@ -85,13 +84,13 @@ class ChartClusterIT {
           HostProcess.Group group = new HostProcess.Group(pods)) {
         // given the chart rendered for these hosts
         List<NetworkHosts.Host> nodeHosts = List.of(net.host(2), net.host(3));
-        List<NetworkHosts.Host> coordinatorHosts = net.hosts().subList(3, 3 + coordinators);
+        List<NetworkHosts.Host> coordinatorHosts = net.hosts().subList(3, 3 + COORDINATORS);
         Path values = work.resolve("values.yaml");
         writeValues(
             values,
             broker.bootstrapServers(),
-            net.hosts().subList(1, 3 + coordinators),
-            coordinators);
+            net.hosts().subList(1, 3 + COORDINATORS),
+            COORDINATORS);
         RenderedChart chart = RenderedChart.render("cluster", values, Map.of());
         Files.writeString(work.resolve("rendered.yaml"), chart.yaml());
         JobSpec job = ChartInvariantsTest.job(chart, Map.of());
@@ -185,7 +184,7 @@ class ChartClusterIT {
                 job.topics().dlq());
         System.err.println(
             "chart-driven cluster ("
-                + coordinators
+                + COORDINATORS
                 + " coordinators): "
                 + verdict.summary()
                 + " | logs "
