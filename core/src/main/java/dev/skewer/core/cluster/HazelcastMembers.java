@@ -104,7 +104,7 @@ public final class HazelcastMembers {
     // start-up has caught up, without acknowledging it: while members joined, such a timeout held
     // a coordinator's hot keys ~6 s, and the take-overs that were held ~5.5 s fit it
     // (docs/benchmarks.md). The call's own result is unaffected, and a checkpoint's copy in Kafka
-    // covers a Hazelcast copy that is lost
+    // covers a Hazelcast copy that is lost.
     property(config, BACKUP_TIMEOUT_PROPERTY, Long.toString(BACKUP_TIMEOUT_MILLIS));
     property(config, "hazelcast.shutdownhook.enabled", "false");
     // Hazelcast's own metrics (collected every 5 s for JMX and Management Center, which Skewer
