@@ -98,6 +98,9 @@ class HazelcastMembersTest {
     }
   }
 
+  /** Counted down by {@link SlowBackup} once it runs on the backup member. */
+  private static final CountDownLatch BACKUP_STARTED = new CountDownLatch(1);
+
   /** Held by {@link SlowBackup} on the backup member until the test lets it go. */
   private static final CountDownLatch BACKUP_MAY_FINISH = new CountDownLatch(1);
 
@@ -121,6 +124,7 @@ class HazelcastMembersTest {
       implements EntryProcessor<String, Long, Long>, Serializable {
     @Override
     public Long process(Map.Entry<String, Long> entry) {
+      BACKUP_STARTED.countDown();
       try {
         BACKUP_MAY_FINISH.await(60, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -147,19 +151,24 @@ class HazelcastMembersTest {
 
   private static void callReturnsWhileItsBackupIsHeld(
       HazelcastInstance first, HazelcastInstance second) throws Exception {
-    await().atMost(Duration.ofSeconds(60)).until(() -> first.getPartitionService().isClusterSafe());
+    // (asking for an owner makes the first member, the master, lay out the partition table; until
+    // then isClusterSafe holds trivially, and a backup that reaches the second member before the
+    // table does is dropped, which would leave nothing held and the copy to anti-entropy)
+    Member firstMember = first.getCluster().getLocalMember();
     String key =
         IntStream.range(0, 1_000)
             .mapToObj(i -> "id-" + i)
-            .filter(
-                k ->
-                    first
-                        .getPartitionService()
-                        .getPartition(k)
-                        .getOwner()
-                        .equals(first.getCluster().getLocalMember()))
+            .filter(k -> first.getPartitionService().getPartition(k).getOwner().equals(firstMember))
             .findFirst()
             .orElseThrow();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                first.getPartitionService().isClusterSafe()
+                    && firstMember.equals(second.getPartitionService().getPartition(key).getOwner())
+                    && firstMember.equals(
+                        first.getPartitionService().getPartition(key).getOwner()));
     IMap<String, Long> map = first.getMap("skewer.j.epochs");
 
     // when its backup is held on the other member (as a member that has just joined drops one,
@@ -170,6 +179,9 @@ class HazelcastMembersTest {
     // then the call returns without the acknowledgement, well before Hazelcast's default 5 s
     // (which could not return before 5 s had passed), while the backup is still held
     assertThat(call.get(4_500, TimeUnit.MILLISECONDS)).isEqualTo(7L);
+    assertThat(BACKUP_STARTED.await(30, TimeUnit.SECONDS))
+        .as("the backup ran and is held")
+        .isTrue();
     assertThat(BACKUP_MAY_FINISH.getCount()).isEqualTo(1);
 
     // and once the backup is applied, the other member has the value when the first one dies
