@@ -2,6 +2,7 @@ package dev.skewer.benchmarks;
 
 import dev.skewer.benchmarks.deployed.DeployedBench;
 import dev.skewer.benchmarks.deployed.FailoverBench;
+import dev.skewer.benchmarks.deployed.FloorBench;
 import dev.skewer.benchmarks.deployed.ImbalanceBench;
 import dev.skewer.benchmarks.deployed.JoinBench;
 import dev.skewer.benchmarks.deployed.StartupBench;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Command;
       EngineBench.class,
       EndToEndBench.class,
       DeployedBench.class,
+      FloorBench.class,
       StartupBench.class,
       FailoverBench.class,
       ImbalanceBench.class,

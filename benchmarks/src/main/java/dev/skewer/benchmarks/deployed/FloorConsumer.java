@@ -1,0 +1,168 @@
+package dev.skewer.benchmarks.deployed;
+
+import dev.skewer.core.event.DecodedEvent;
+import dev.skewer.core.event.EventDecoder;
+import dev.skewer.core.job.JobSpec;
+import dev.skewer.core.job.JobSpecLoader;
+import dev.skewer.core.job.TumblingWindow;
+import dev.skewer.core.result.ResultFormatter;
+import dev.skewer.sketches.Aggregate;
+import dev.skewer.sketches.SketchSpec;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * The JVM {@code bench floor} launches: reads its share of W1's events topic from the beginning
+ * with the nodes' fetch settings, and, by mode, does nothing more ({@code read}), decodes each
+ * record with the node's {@link EventDecoder} ({@code decode}), or also folds it into one {@link
+ * Aggregate} per (key, window) with the job's sketches and formats every result at the end ({@code
+ * fold}: the whole job in one thread, nothing distributed). Prints one line of figures (with its
+ * CPU time and uptime at the first record) and exits.
+ *
+ * <p>Arguments: bootstrap servers, topic, partitions (comma-separated), mode, job file. It reads
+ * each partition up to its end offset when it starts (the events topic is loaded beforehand, with
+ * no transactions: one record per offset).
+ */
+public final class FloorConsumer {
+
+  /** The modes, each doing what the one before it does and more. */
+  static final List<String> MODES = List.of("read", "decode", "fold");
+
+  private FloorConsumer() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 5 || !MODES.contains(args[3])) {
+      System.err.println(
+          "usage: FloorConsumer <bootstrap> <topic> <partitions> read|decode|fold <job>");
+      System.exit(2);
+    }
+    String topic = args[1];
+    List<TopicPartition> partitions =
+        Arrays.stream(args[2].split(","))
+            .map(p -> new TopicPartition(topic, Integer.parseInt(p.trim())))
+            .toList();
+    String mode = args[3];
+    JobSpec job = JobSpecLoader.load(Path.of(args[4]), Map.of());
+    Floor floor = new Floor(job, mode);
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    // the nodes' event consumers' settings (NodeVerticle, configuration.md)
+    props.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "65536");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    long records = 0;
+    double firstCpu = 0;
+    long firstMs = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      long expected = ends.values().stream().mapToLong(Long::longValue).sum();
+      while (records < expected) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          if (records == 0) {
+            firstCpu = ProcessCpu.self();
+            firstMs = ManagementFactory.getRuntimeMXBean().getUptime();
+          }
+          floor.accept(r.value());
+          records++;
+        }
+      }
+    }
+    long results = floor.finish();
+    System.out.printf(
+        "floor: mode=%s records=%d bytes=%d rejected=%d results=%d checksum=%d cpu_s=%.3f"
+            + " uptime_ms=%d first_cpu_s=%.3f first_ms=%d%n",
+        mode,
+        records,
+        floor.bytes,
+        floor.rejected,
+        results,
+        floor.checksum,
+        ProcessCpu.self(),
+        ManagementFactory.getRuntimeMXBean().getUptime(),
+        firstCpu,
+        firstMs);
+  }
+
+  /** What one record costs past the consumer, by mode. */
+  static final class Floor {
+    private final String mode;
+    private final EventDecoder decoder;
+    private final DecodedEvent event;
+    private final SketchSpec spec;
+    private final long windowMs;
+    private final ResultFormatter formatter;
+    private final Map<Long, Map<String, Aggregate>> windows = new HashMap<>();
+    long bytes;
+    long rejected;
+    long checksum;
+
+    Floor(JobSpec job, String mode) {
+      this.mode = mode;
+      this.decoder = new EventDecoder(job);
+      this.event = DecodedEvent.forJob(job);
+      this.spec = job.toSketchSpec();
+      if (!(job.window() instanceof TumblingWindow tumbling)) {
+        throw new IllegalArgumentException("bench floor folds tumbling windows only");
+      }
+      this.windowMs = tumbling.size().toMillis();
+      this.formatter = new ResultFormatter(job);
+    }
+
+    void accept(byte[] value) {
+      bytes += value.length;
+      if (mode.equals("read")) {
+        checksum += value.length == 0 ? 0 : value[0];
+        return;
+      }
+      if (decoder.decode(value, event) != null) {
+        rejected++;
+        return;
+      }
+      checksum += event.eventTimeMs();
+      if (mode.equals("fold")) {
+        long start = Math.floorDiv(event.eventTimeMs(), windowMs) * windowMs;
+        windows
+            .computeIfAbsent(start, s -> new HashMap<>())
+            .computeIfAbsent(event.key(), k -> Aggregate.empty(spec))
+            .update(
+                event.numeric(),
+                event.distinctItem(),
+                event.frequencyItem(),
+                event.quantileValue());
+      }
+    }
+
+    /** Formats every (key, window)'s result as the coordinators would; returns how many. */
+    long finish() {
+      long results = 0;
+      List<Long> starts = new ArrayList<>(windows.keySet());
+      for (long start : starts) {
+        for (var e : windows.get(start).entrySet()) {
+          bytes +=
+              formatter.format(e.getKey(), start, start + windowMs, e.getValue(), 0, null).length;
+          results++;
+        }
+      }
+      return results;
+    }
+  }
+}
