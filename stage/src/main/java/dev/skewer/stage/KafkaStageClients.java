@@ -56,6 +56,9 @@ public record KafkaStageClients(
   /** The stage consumers' {@code heartbeat.interval.ms} unless the user's properties set one. */
   static final String DEFAULT_HEARTBEAT_INTERVAL_MS = "250";
 
+  /** The stage consumers' {@code max.poll.records} unless the user's properties set one. */
+  public static final String DEFAULT_MAX_POLL_RECORDS = "5000";
+
   /** Kafka's default {@code max.request.size}. */
   private static final int KAFKA_DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -102,7 +105,7 @@ public record KafkaStageClients(
     config.putIfAbsent(
         ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
         CooperativeStickyAssignor.class.getName());
-    config.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    config.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_MAX_POLL_RECORDS);
     // a cooperative rebalance takes two rounds, and a member learns of each round at its next
     // heartbeat: 250 ms instead of Kafka's 3 s makes a joining or leaving process move partitions
     // in about half a second instead of 6 (and a dead one's, once it is removed from the group, a

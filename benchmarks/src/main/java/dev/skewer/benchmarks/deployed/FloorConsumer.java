@@ -5,9 +5,12 @@ import dev.skewer.core.event.EventDecoder;
 import dev.skewer.core.job.JobSpec;
 import dev.skewer.core.job.JobSpecLoader;
 import dev.skewer.core.job.TumblingWindow;
+import dev.skewer.core.kafka.KafkaSettings;
 import dev.skewer.core.result.ResultFormatter;
+import dev.skewer.node.ingest.NodeVerticle;
 import dev.skewer.sketches.Aggregate;
 import dev.skewer.sketches.SketchSpec;
+import dev.skewer.stage.KafkaStageClients;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +19,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,11 +27,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The JVM {@code bench floor} launches: reads its share of W1's events topic from the beginning
- * with the nodes' fetch settings, and, by mode, does nothing more ({@code read}), decodes each
- * record with the node's {@link EventDecoder} ({@code decode}), or also folds it into one {@link
- * Aggregate} per (key, window) with the job's sketches and formats every result at the end ({@code
- * fold}: the whole job in one thread, nothing distributed). Prints one line of figures (with its
- * CPU time and uptime at the first record) and exits.
+ * with the node's events consumer settings, and, by mode, does nothing more ({@code read}), decodes
+ * each record with the node's {@link EventDecoder} ({@code decode}), or also folds it into one
+ * {@link Aggregate} per (key, window) with the job's sketches and formats every result at the end
+ * ({@code fold}: the whole job in one thread, nothing distributed). Prints one line of figures
+ * (with its CPU time and uptime at the first record) and exits.
  *
  * <p>Arguments: bootstrap servers, topic, partitions (comma-separated), mode, job file. It reads
  * each partition up to its end offset when it starts (the events topic is loaded beforehand, with
@@ -56,21 +58,15 @@ public final class FloorConsumer {
     String mode = args[3];
     JobSpec job = JobSpecLoader.load(Path.of(args[4]), Map.of());
     Floor floor = new Floor(job, mode);
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    // the nodes' event consumers' settings (NodeVerticle, configuration.md)
-    props.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "65536");
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    // the node's events consumer: the stage's consumer settings with the node's fetch settings
+    Map<String, Object> config = new HashMap<>(KafkaSettings.of(args[0]).consumerConfig(null));
+    config.putAll(NodeVerticle.EVENTS_CONSUMER_DEFAULTS);
+    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, KafkaStageClients.DEFAULT_MAX_POLL_RECORDS);
     long records = 0;
     double firstCpu = 0;
     long firstMs = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);

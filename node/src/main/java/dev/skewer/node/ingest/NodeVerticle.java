@@ -27,6 +27,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
 
+  /**
+   * The events consumer's fetch settings unless the user's properties set them: up to 64 KiB per
+   * fetch (waiting at most 50 ms for them) and up to 4 MiB per partition.
+   */
+  public static final Map<String, Object> EVENTS_CONSUMER_DEFAULTS =
+      Map.of(
+          ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "65536",
+          ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50",
+          ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "4194304");
+
   private static final Logger LOG = LoggerFactory.getLogger(NodeVerticle.class);
   private static final long REPORT_INTERVAL_MS = 500;
   private static final long GAUGE_INTERVAL_MS = 1_000;
@@ -94,10 +104,7 @@ public final class NodeVerticle extends StageVerticle<SourcePartitionTask> {
                           node,
                           "events",
                           "partials",
-                          Map.of(
-                              ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "65536",
-                              ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50",
-                              ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "4194304")),
+                          EVENTS_CONSUMER_DEFAULTS),
                       tasks,
                       checkpoints,
                       registry,
