@@ -14,7 +14,6 @@ import dev.skewer.stage.KafkaStageClients;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -34,8 +33,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * (with its CPU time and uptime at the first record) and exits.
  *
  * <p>Arguments: bootstrap servers, topic, partitions (comma-separated), mode, job file. It reads
- * each partition up to its end offset when it starts (the events topic is loaded beforehand, with
- * no transactions: one record per offset).
+ * each partition from its beginning to its end offset when it starts (the events topic is loaded
+ * beforehand, with no transactions: one record per offset).
  */
 public final class FloorConsumer {
 
@@ -69,8 +68,11 @@ public final class FloorConsumer {
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-      long expected = ends.values().stream().mapToLong(Long::longValue).sum();
+      Map<TopicPartition, Long> begins = consumer.beginningOffsets(partitions);
+      long expected = 0;
+      for (var end : consumer.endOffsets(partitions).entrySet()) {
+        expected += end.getValue() - begins.get(end.getKey());
+      }
       while (records < expected) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
           if (records == 0) {
@@ -124,11 +126,12 @@ public final class FloorConsumer {
     }
 
     void accept(byte[] value) {
-      bytes += value.length;
       if (mode.equals("read")) {
-        checksum += value.length == 0 ? 0 : value[0];
+        bytes += value == null ? 0 : value.length;
+        checksum += value == null || value.length == 0 ? 0 : value[0];
         return;
       }
+      bytes += value == null ? 0 : value.length;
       if (decoder.decode(value, event) != null) {
         rejected++;
         return;
@@ -150,9 +153,9 @@ public final class FloorConsumer {
     /** Formats every (key, window)'s result as the coordinators would; returns how many. */
     long finish() {
       long results = 0;
-      List<Long> starts = new ArrayList<>(windows.keySet());
-      for (long start : starts) {
-        for (var e : windows.get(start).entrySet()) {
+      for (var window : windows.entrySet()) {
+        long start = window.getKey();
+        for (var e : window.getValue().entrySet()) {
           bytes +=
               formatter.format(e.getKey(), start, start + windowMs, e.getValue(), 0, null).length;
           results++;

@@ -37,13 +37,14 @@ class FloorBenchTest {
   private static FloorConsumer.Floor fed(JobSpec job, String mode) {
     FloorConsumer.Floor floor = new FloorConsumer.Floor(job, mode);
     EVENTS.forEach(e -> floor.accept(e.getBytes(StandardCharsets.UTF_8)));
+    floor.accept(null); // a record without a value
     return floor;
   }
 
   @Test
   void shouldFoldEveryDecodedEventIntoOneResultPerKeyAndWindow(@TempDir Path dir) {
     // given W1's job (10 s tumbling windows) and four good events of three (key, window) pairs, one
-    // without a time and one that is not JSON
+    // without a time, one that is not JSON and one without a value
     JobSpec job = w1(dir);
 
     // when each mode takes them
@@ -51,15 +52,15 @@ class FloorBenchTest {
     FloorConsumer.Floor decode = fed(job, "decode");
     FloorConsumer.Floor fold = fed(job, "fold");
 
-    // then read only counts bytes, decode rejects the two bad records, and fold makes one result
+    // then read only counts bytes, decode rejects the three bad records, and fold makes one result
     // for each of (ad1, [0, 10 s)), (ad1, [10 s, 20 s)) and (ad2, [0, 10 s))
     long bytes = EVENTS.stream().mapToLong(e -> e.getBytes(StandardCharsets.UTF_8).length).sum();
     assertThat(read.bytes).isEqualTo(bytes);
     assertThat(read.rejected).isZero();
     assertThat(read.finish()).isZero();
-    assertThat(decode.rejected).isEqualTo(2);
+    assertThat(decode.rejected).isEqualTo(3);
     assertThat(decode.finish()).isZero();
-    assertThat(fold.rejected).isEqualTo(2);
+    assertThat(fold.rejected).isEqualTo(3);
     assertThat(fold.finish()).isEqualTo(3);
     // (the results' bytes are counted too: formatted as the coordinators format them)
     assertThat(fold.bytes).isGreaterThan(bytes + 3 * 50);
