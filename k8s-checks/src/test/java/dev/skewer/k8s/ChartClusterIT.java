@@ -55,14 +55,6 @@ class ChartClusterIT {
   static final String NAME = "chart";
   static final long EVENTS = 60_000;
 
-  /**
-   * The chart's default {@code coordinator.replicas}: the shape a user installs. A chart with one
-   * coordinator differs only in that count and its member list, whose rendering {@link
-   * ChartInvariantsTest} checks (its minimal value set); one coordinator's processes run in most
-   * crossprocess scenarios.
-   */
-  static final int COORDINATORS = 2;
-
   @BeforeAll
   static void requireNamespaces() {
     Optional<String> why = NetworkHosts.unavailable();
@@ -71,11 +63,16 @@ class ChartClusterIT {
 
   @Test
   void shouldComputeExactResultsWithTheProcessesTheChartDescribes() throws IOException {
-    Path work = TestCluster.workDir("chart-cluster", NAME + "-" + COORDINATORS);
+    // the chart's default coordinator count: the shape a user installs. A chart with one
+    // coordinator differs only in that count and its member list, whose rendering
+    // ChartInvariantsTest checks (its minimal value set); one coordinator's processes run in most
+    // crossprocess scenarios
+    int coordinators = RenderedChart.defaults().statefulSet("coordinator").getSpec().getReplicas();
+    Path work = TestCluster.workDir("chart-cluster", NAME + "-" + coordinators);
     Files.createDirectories(work);
     List<HostProcess> pods = new ArrayList<>();
     // h1: the broker (and the reconcile run); h2, h3: nodes; h4, h5: coordinators
-    try (NetworkHosts net = NetworkHosts.create(3 + COORDINATORS)) {
+    try (NetworkHosts net = NetworkHosts.create(3 + coordinators)) {
       NetworkHosts.Host brokerHost = net.host(1);
       try (KafkaBrokerProcess broker =
               KafkaBrokerProcess.start(
@@ -84,13 +81,13 @@ class ChartClusterIT {
           HostProcess.Group group = new HostProcess.Group(pods)) {
         // given the chart rendered for these hosts
         List<NetworkHosts.Host> nodeHosts = List.of(net.host(2), net.host(3));
-        List<NetworkHosts.Host> coordinatorHosts = net.hosts().subList(3, 3 + COORDINATORS);
+        List<NetworkHosts.Host> coordinatorHosts = net.hosts().subList(3, 3 + coordinators);
         Path values = work.resolve("values.yaml");
         writeValues(
             values,
             broker.bootstrapServers(),
-            net.hosts().subList(1, 3 + COORDINATORS),
-            COORDINATORS);
+            net.hosts().subList(1, 3 + coordinators),
+            coordinators);
         RenderedChart chart = RenderedChart.render("cluster", values, Map.of());
         Files.writeString(work.resolve("rendered.yaml"), chart.yaml());
         JobSpec job = ChartInvariantsTest.job(chart, Map.of());
@@ -184,7 +181,7 @@ class ChartClusterIT {
                 job.topics().dlq());
         System.err.println(
             "chart-driven cluster ("
-                + COORDINATORS
+                + coordinators
                 + " coordinators): "
                 + verdict.summary()
                 + " | logs "
